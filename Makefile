@@ -1,0 +1,57 @@
+# The front end: every verb is one small script in scripts/.
+#
+#   make            build the patched kernel and boot it to show the new
+#                   interfaces working (demo)
+#   make check      the whole test suite: gates, build, selftests in the guest
+#   make tree       build/linux = pinned base + patches/ (one commit each)
+#   make export     write build/linux's commits back to patches/
+#   make build      build the test kernel (build/linux/out-x86_64)
+#   make selftests  run the series' selftests in the guest
+#   make vm CMD=... run a command in the guest
+#   make clean      remove build/ (the downloaded base stays cached)
+
+SELFTESTS ?= core filesystems/epoll
+KERNEL := build/linux/out-x86_64/arch/x86/boot/bzImage
+
+.PHONY: all demo check gates tree export apply-check checkpatch build \
+	selftests vm clean
+
+all: build demo
+
+demo:
+	scripts/vm -t 600 sh $(CURDIR)/scripts/demo
+
+check: gates build selftests
+	@echo "check: all passed"
+
+# Cheap checks first, so a bad patch fails in seconds, not after a build.
+gates: apply-check checkpatch
+
+tree:
+	scripts/tree
+
+export:
+	scripts/export
+
+apply-check:
+	scripts/apply-check
+
+checkpatch:
+	scripts/checkpatch
+
+# The tree is (re)made from patches/ when they are newer than it.
+build/linux/.git/series-stamp: patches/series $(wildcard patches/*.patch)
+	scripts/tree
+	touch $@
+
+build: build/linux/.git/series-stamp
+	scripts/build x86_64
+
+selftests:
+	scripts/selftests $(SELFTESTS)
+
+vm:
+	scripts/vm $(CMD)
+
+clean:
+	rm -rf build
