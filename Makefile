@@ -13,7 +13,7 @@
 SELFTESTS ?= core filesystems/epoll
 KERNEL := build/linux/out-x86_64/arch/x86/boot/bzImage
 
-.PHONY: all demo check gates tree export apply-check checkpatch build \
+.PHONY: all demo check gates tree export apply-check checkpatch syscall-check build \
 	selftests vm clean
 
 all: build demo
@@ -21,7 +21,7 @@ all: build demo
 demo:
 	scripts/vm -t 600 sh $(CURDIR)/scripts/demo
 
-check: gates build selftests
+check: gates build syscall-check selftests
 	@echo "check: all passed"
 
 # Cheap checks first, so a bad patch fails in seconds, not after a build.
@@ -38,6 +38,9 @@ apply-check:
 
 checkpatch:
 	scripts/checkpatch
+
+syscall-check: build/linux/.git/series-stamp
+	scripts/syscall-check
 
 # The tree is (re)made from patches/ when they are newer than it.
 build/linux/.git/series-stamp: patches/series $(wildcard patches/*.patch)
