@@ -18,8 +18,12 @@ KERNEL := build/linux/out-x86_64/arch/x86/boot/bzImage
 
 all: build demo
 
-demo:
-	scripts/vm -t 600 sh $(CURDIR)/scripts/demo
+# Built against the patched tree's headers (installed by scripts/build).
+build/demo: demo/demo.c build
+	$(CC) -Wall -O2 -isystem build/linux/usr/include -o $@ demo/demo.c
+
+demo: build/demo
+	scripts/vm -t 600 sh -c 'uname -sr; $(CURDIR)/build/demo'
 
 check: gates build syscall-check selftests
 	@echo "check: all passed"
