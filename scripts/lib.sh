@@ -34,3 +34,33 @@ tgit() {
 		-c diff.renames=true -c format.signature= \
 		-c am.threeWay=false -c core.autocrlf=false "$@"
 }
+
+# private_apt DIR LINE...: set "$@"-style options in PAPT for an apt with its
+# own sources list (the LINEs), lists, cache and status under DIR, so that the
+# system's apt state is never touched. Debug::NoLocking lets it run while
+# the system apt is busy.
+private_apt() {
+	papt_dir=$1
+	shift
+	mkdir -p "$papt_dir/lists/partial" "$papt_dir/archives/partial" \
+		"$papt_dir/parts"
+	: > "$papt_dir/status"
+	printf '%s\n' "$@" > "$papt_dir/sources.list"
+	PAPT="-o Dir::Etc::SourceList=$papt_dir/sources.list
+		-o Dir::Etc::SourceParts=$papt_dir/parts
+		-o Dir::State::Lists=$papt_dir/lists
+		-o Dir::State::Status=$papt_dir/status
+		-o Dir::Cache=$papt_dir
+		-o Debug::NoLocking=1 -o APT::Sandbox::User=root"
+}
+
+# apt_mirror SUFFIX: the URI of the configured repository whose suite ends
+# in SUFFIX ("-security", or "" for the main archive). Repository host names
+# are never written in this repository: they come from the system's apt.
+apt_mirror() {
+	apt-get indextargets --format '$(REPO_URI) $(RELEASE)' |
+		awk -v s="$1" 's == "" && $2 !~ /-/ || s != "" && $2 ~ s "$" {
+			print $1; exit }'
+}
+
+CACHE=${KSERIES_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/linux-5.10-series}
