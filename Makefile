@@ -8,13 +8,15 @@
 #   make build      build the test kernel (build/linux/out-x86_64)
 #   make selftests  run the series' selftests in the guest
 #   make vm CMD=... run a command in the guest
+#   make check-arm64  cross-build arm64, run the epoll_pwait2 selftest there
+#   make check-i386   build the kernel for 32-bit x86
 #   make clean      remove build/ (the downloaded base stays cached)
 
 SELFTESTS ?= core filesystems/epoll
 KERNEL := build/linux/out-x86_64/arch/x86/boot/bzImage
 
 .PHONY: all demo check gates tree export apply-check checkpatch syscall-check build \
-	selftests vm clean
+	selftests vm clean check-arm64 check-i386
 
 all: build demo
 
@@ -59,6 +61,14 @@ selftests:
 
 vm:
 	scripts/vm $(CMD)
+
+# Extended checks, not part of 'make check' (each is a separate build).
+check-arm64: build/linux/.git/series-stamp
+	scripts/build arm64
+	scripts/arm64-check
+
+check-i386: build/linux/.git/series-stamp
+	scripts/build i386
 
 clean:
 	rm -rf build
