@@ -12,7 +12,7 @@
 #   make check-i386   build the kernel for 32-bit x86
 #   make clean      remove build/ (the downloaded base stays cached)
 
-SELFTESTS ?= core filesystems/epoll
+SELFTESTS ?= core filesystems/epoll filesystems/encoded_io
 KERNEL := build/linux/out-x86_64/arch/x86/boot/bzImage
 
 .PHONY: all demo check gates tree export apply-check checkpatch syscall-check build \
