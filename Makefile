@@ -10,13 +10,14 @@
 #   make vm CMD=... run a command in the guest
 #   make check-arm64  cross-build arm64, run the epoll_pwait2 selftest there
 #   make check-i386   build the kernel for 32-bit x86
+#   make bisect       build after each patch, name the first that breaks
 #   make clean      remove build/ (the downloaded base stays cached)
 
 SELFTESTS ?= core filesystems/epoll filesystems/encoded_io
 KERNEL := build/linux/out-x86_64/arch/x86/boot/bzImage
 
 .PHONY: all demo check gates tree export apply-check checkpatch syscall-check build \
-	selftests vm clean check-arm64 check-i386
+	selftests vm clean check-arm64 check-i386 bisect
 
 all: build demo
 
@@ -25,7 +26,7 @@ build/demo: demo/demo.c build
 	$(CC) -Wall -O2 -isystem build/linux/usr/include -o $@ demo/demo.c
 
 demo: build/demo
-	scripts/vm -t 600 sh -c 'uname -sr; $(CURDIR)/build/demo'
+	scripts/vm -t 600 $(CURDIR)/scripts/demo-guest $(CURDIR)/build/demo
 
 check: gates build syscall-check selftests
 	@echo "check: all passed"
@@ -69,6 +70,9 @@ check-arm64: build/linux/.git/series-stamp
 
 check-i386: build/linux/.git/series-stamp
 	scripts/build i386
+
+bisect: build
+	scripts/bisect-build
 
 clean:
 	rm -rf build
