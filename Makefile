@@ -11,13 +11,15 @@
 #   make check-arm64  cross-build arm64, run the epoll_pwait2 selftest there
 #   make check-i386   build the kernel for 32-bit x86
 #   make bisect       build after each patch, name the first that breaks
+#   make bench      run the benchmarks of bench/ in one boot of the built
+#                   kernel; writes results/bench.md and plots (no build)
 #   make clean      remove build/ (the downloaded base stays cached)
 
 SELFTESTS ?= core filesystems/epoll filesystems/encoded_io
 KERNEL := build/linux/out-x86_64/arch/x86/boot/bzImage
 
 .PHONY: all demo check gates tree export apply-check checkpatch syscall-check build \
-	selftests vm clean check-arm64 check-i386 bisect
+	selftests vm clean check-arm64 check-i386 bisect bench
 
 all: build demo
 
@@ -73,6 +75,10 @@ check-i386: build/linux/.git/series-stamp
 
 bisect: build
 	scripts/bisect-build
+
+# Uses the kernel and headers already built; never starts a kernel build.
+bench:
+	scripts/bench
 
 clean:
 	rm -rf build
