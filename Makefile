@@ -13,13 +13,14 @@
 #   make bisect       build after each patch, name the first that breaks
 #   make bench      run the benchmarks of bench/ in one boot of the built
 #                   kernel; writes results/bench.md and plots (no build)
+#   make man        lint the manual pages in man/ with groff and mandoc
 #   make clean      remove build/ (the downloaded base stays cached)
 
 SELFTESTS ?= core filesystems/epoll filesystems/encoded_io
 KERNEL := build/linux/out-x86_64/arch/x86/boot/bzImage
 
 .PHONY: all demo check gates tree export apply-check checkpatch syscall-check build \
-	selftests vm clean check-arm64 check-i386 bisect bench
+	selftests vm clean check-arm64 check-i386 bisect bench man
 
 all: build demo
 
@@ -34,7 +35,7 @@ check: gates build syscall-check selftests
 	@echo "check: all passed"
 
 # Cheap checks first, so a bad patch fails in seconds, not after a build.
-gates: apply-check checkpatch
+gates: apply-check checkpatch man
 
 tree:
 	scripts/tree
@@ -79,6 +80,10 @@ bisect: build
 # Uses the kernel and headers already built; never starts a kernel build.
 bench:
 	scripts/bench
+
+# Any warning from groff -ww or mandoc -Tlint (style level included) fails.
+man:
+	scripts/man-lint
 
 clean:
 	rm -rf build

@@ -118,8 +118,8 @@ END {
 	print "# Benchmarks"
 	print ""
 	print "Measured " info["date"] " by `make bench` (repository at " \
-		info["commit"] "), on kernel " info["kernel"] " (this series on " \
-		"Linux 5.10.262), in one boot of a QEMU guest under **TCG " \
+		info["commit"] "), on kernel " info["kernel"] " (Linux 5.10.262 " \
+		"with the series; kernel tree at \"" info["tree"] "\"), in one boot of a QEMU guest under **TCG " \
 		"emulation** (no KVM): " info["cpus"] " vCPUs, " info["memory"] \
 		" of memory, clocksource " info["clocksource"] ". Host: " \
 		info["host"] "."
@@ -138,8 +138,11 @@ END {
 	print ""
 	print "## Encoded writes and send/receive"
 	print ""
-	print "Not measured yet: they are pending the btrfs encoded write and " \
-		"send stream v2 patches of the series."
+	print "Not measured yet: encoded writes are pending the btrfs encoded " \
+		"write patches (until then btrfs answers EOPNOTSUPP), and " \
+		"send/receive the send stream v2 work (send v2 with compressed " \
+		"extents is entering the series; receiving them needs the " \
+		"encoded writes)."
 }
 
 function timeout_section(   ns, slacks, nm, ms, nr, reqs, s, m, r, k, row,
@@ -165,7 +168,9 @@ function timeout_section(   ns, slacks, nm, ms, nr, reqs, s, m, r, k, row,
 		"early; at least 1 ms);"
 	print "- **timerfd + epoll_wait**: the workaround: a relative one-shot " \
 		"timerfd_settime() on a timerfd in the epoll set, epoll_wait(-1), " \
-		"and a read() of the timerfd after the wait (not timed)."
+		"and a read() of the timerfd after the wait (not timed). A " \
+		"timerfd's timer takes no timer slack, which is why it leads at " \
+		"the default slack."
 	print ""
 	printf "System calls per wait:"
 	for (m = 1; m <= nm; m++)
@@ -173,7 +178,11 @@ function timeout_section(   ns, slacks, nm, ms, nr, reqs, s, m, r, k, row,
 			m < nm ? "," : ".\n"
 	print ""
 	print "Cells: median overshoot (p10–p90), then p99, in microseconds; " \
-		"\"waits\" is the number of waits per method."
+		"\"waits\" is the number of waits per method. Under TCG every " \
+		"wait also pays for emulated system calls, clock reads " \
+		"(clocksource " info["clocksource"] ") and timer interrupts: " \
+		"that floor, and its growth with longer waits, is common to all " \
+		"four methods; the differences between them are the interfaces'."
 	if (has(timeout_key("1ns", "epoll_pwait2", 100000)))
 		timeout_headline()
 	for (s = 1; s <= ns; s++) {
@@ -318,7 +327,8 @@ function encoded_section(   nc, cs, c, m, mt, row, k, r, dat) {
 		"(getrusage); busy CPU is the whole guest's non-idle time " \
 		"(/proc/stat), which also counts the kernel workers where btrfs " \
 		"decompresses and verifies checksums for read(). Bytes moved: " \
-		"what the calls copied to the process."
+		"what the calls copied to the process; a stored extent is whole " \
+		"4 KiB sectors, so the encoded bytes include that padding."
 	print ""
 	print "| compression | method | runs | wall s/GiB | process CPU s/GiB | " \
 		"busy CPU s/GiB | bytes moved | calls |"
