@@ -21,6 +21,8 @@
 #include <time.h>
 #include <sys/resource.h>
 
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
 static inline long long now_ns(void)
 {
 	struct timespec ts;

@@ -155,7 +155,7 @@ int main(int argc, char **argv)
 	if (open("/dev/null", O_RDONLY) != FIRST_FD)
 		err(1, "/dev/null as descriptor %d", FIRST_FD);
 
-	for (s = 0; s < (int)(sizeof(sizes) / sizeof(sizes[0])); s++) {
+	for (s = 0; s < (int)ARRAY_SIZE(sizes); s++) {
 		last = FIRST_FD + sizes[s] - 1;
 		for (fd = open_last + 1; fd <= last; fd++)
 			if (dup2(FIRST_FD, fd) != fd)

@@ -206,9 +206,11 @@ int main(int argc, char **argv)
 		errx(2, "RUNS must be at least 1");
 
 	for (j = 0; j < NR_METHODS; j++)
-		for (k = 0; k < NR_METRICS; k++)
-			if (!(v[j][k] = calloc(runs, sizeof(long long))))
+		for (k = 0; k < NR_METRICS; k++) {
+			v[j][k] = calloc(runs, sizeof(long long));
+			if (!v[j][k])
 				err(1, "calloc");
+		}
 	for (i = 0; i < runs; i++) {
 		for (j = 0; j < NR_METHODS; j++) {
 			size[j] = measure(path, j, m);

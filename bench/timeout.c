@@ -49,8 +49,6 @@ static const long long requested_ns[] = {
 	1000000, 2000000, 5000000, 10000000,
 };
 
-#define NR_REQUESTED (sizeof(requested_ns) / sizeof(requested_ns[0]))
-
 struct waiter {
 	int idle;	/* an eventfd that never becomes readable */
 	int ep;		/* epoll set with only @idle */
@@ -138,7 +136,7 @@ static void measure(const struct waiter *w, const char *slack, double scale)
 	int i, m, n;
 	char req[32];
 
-	for (t = 0; t < NR_REQUESTED; t++) {
+	for (t = 0; t < ARRAY_SIZE(requested_ns); t++) {
 		n = waits_for(requested_ns[t], scale);
 		for (m = 0; m < NR_METHODS; m++) {
 			v[m] = calloc(n, sizeof(long long));

@@ -110,6 +110,21 @@ function enc_cell(c, m, metric,   k) {
 		"–" sig(per_gib(S[k, "max"], c)) ")"
 }
 
+# A heading, with the blank lines around it.
+function section(title) {
+	print "\n## " title "\n"
+}
+
+# A plot data block: its title, then "X MEDIAN LOW HIGH" a point, scaled
+# by 1/div, for the stats keys pk[1..np] at x values px[1..np].
+function block(dat, title, np, px, pk, lo, hi, div,   i) {
+	printf "\"%s\"\n", title > dat
+	for (i = 1; i <= np; i++)
+		printf "%g %g %g %g\n", px[i], pos(S[pk[i], "med"]) / div,
+			pos(S[pk[i], lo]) / div, pos(S[pk[i], hi]) / div > dat
+	printf "\n\n" > dat
+}
+
 function mib(b) {
 	return sig(b / 1048576) " MiB"
 }
@@ -135,9 +150,7 @@ END {
 	timeout_section()
 	cloexec_section()
 	encoded_section()
-	print ""
-	print "## Encoded writes and send/receive"
-	print ""
+	section("Encoded writes and send/receive")
 	print "Not measured yet: encoded writes are pending the btrfs encoded " \
 		"write patches (until then btrfs answers EOPNOTSUPP), and " \
 		"send/receive the send stream v2 work (send v2 with compressed " \
@@ -146,15 +159,13 @@ END {
 }
 
 function timeout_section(   ns, slacks, nm, ms, nr, reqs, s, m, r, k, row,
-			  dat, sep, p, q) {
+			  dat, sep, p, q, px, pk) {
 	ns = nsplit("timeout 1", slacks)
 	nm = nsplit("timeout 2", ms)
 	nr = nsplit("timeout 3", reqs)
 	if (!ns)
 		return
-	print ""
-	print "## Timeout precision"
-	print ""
+	section("Timeout precision")
 	print "How much later than requested a wait returns when nothing " \
 		"becomes ready (overshoot = actual wait − requested timeout, " \
 		"CLOCK_MONOTONIC). The methods take turns wait by wait:"
@@ -203,15 +214,11 @@ function timeout_section(   ns, slacks, nm, ms, nr, reqs, s, m, r, k, row,
 		dat = DATA "/timeout-" slacks[s] ".dat"
 		printf "" > dat
 		for (m = 1; m <= nm; m++) {
-			printf "\"%s\"\n", name[ms[m]] > dat
 			for (r = 1; r <= nr; r++) {
-				k = timeout_key(slacks[s], ms[m], reqs[r])
-				printf "%g %g %g %g\n", reqs[r] / 1000,
-					pos(S[k, "med"]) / 1000,
-					pos(S[k, "p10"]) / 1000,
-					pos(S[k, "p90"]) / 1000 > dat
+				px[r] = reqs[r] / 1000
+				pk[r] = timeout_key(slacks[s], ms[m], reqs[r])
 			}
-			printf "\n\n" > dat
+			block(dat, name[ms[m]], nr, px, pk, "p10", "p90", 1000)
 		}
 		close(dat)
 		for (r = 1; r <= nr; r++) {
@@ -234,7 +241,7 @@ function timeout_section(   ns, slacks, nm, ms, nr, reqs, s, m, r, k, row,
 		"bars p10–p90](epoll-timeout.png)"
 }
 
-# Overshoot on a log axis: at least 1 ns.
+# A value on a log axis: at least 1.
 function pos(x) {
 	return x < 1 ? 1 : x
 }
@@ -257,14 +264,12 @@ function timeout_headline(   sl, s, a, b, c, d, r) {
 	}
 }
 
-function cloexec_section(   nm, ms, nn, nfds, i, m, k, row, a, b, c, dat) {
+function cloexec_section(   nm, ms, nn, nfds, i, m, k, row, a, b, c, dat, pk) {
 	nm = nsplit("cloexec 1", ms)
 	nn = nsplit("cloexec 2", nfds)
 	if (!nm)
 		return
-	print ""
-	print "## Marking descriptors close-on-exec"
-	print ""
+	section("Marking descriptors close-on-exec")
 	print "The time of one call that marks every descriptor above stderr " \
 		"close-on-exec, with N descriptors open (dup2() copies of one " \
 		"/dev/null): close_range(3, ~0U, CLOSE_RANGE_CLOEXEC); a loop of " \
@@ -292,13 +297,9 @@ function cloexec_section(   nm, ms, nn, nfds, i, m, k, row, a, b, c, dat) {
 		print row " " ratio(b, a) " | " ratio(c, a) " |"
 	}
 	for (m = 1; m <= nm; m++) {
-		printf "\"%s\"\n", name[ms[m]] > dat
-		for (i = 1; i <= nn; i++) {
-			k = cloexec_key(ms[m], nfds[i])
-			printf "%d %g %g %g\n", nfds[i], S[k, "med"] / 1e6,
-				S[k, "min"] / 1e6, S[k, "max"] / 1e6 > dat
-		}
-		printf "\n\n" > dat
+		for (i = 1; i <= nn; i++)
+			pk[i] = cloexec_key(ms[m], nfds[i])
+		block(dat, name[ms[m]], nn, nfds, pk, "min", "max", 1e6)
 	}
 	close(dat)
 	print ""
@@ -310,9 +311,7 @@ function encoded_section(   nc, cs, c, m, mt, row, k, r, dat) {
 	nc = nsplit("encoded 1", cs)
 	if (!nc)
 		return
-	print ""
-	print "## Encoded reads against ordinary reads"
-	print ""
+	section("Encoded reads against ordinary reads")
 	print "A " info["datamib"] " MiB file of web server log lines on a " \
 		"fresh btrfs (a 1.5 GiB image on the guest's tmpfs, through a " \
 		"loop device) mounted with compress-force=zstd, zlib or lzo, " \
