@@ -14,13 +14,14 @@
 #   make bench      run the benchmarks of bench/ in one boot of the built
 #                   kernel; writes results/bench.md and plots (no build)
 #   make man        lint the manual pages in man/ with groff and mandoc
+#   make mbox       the series as one mailbox, build/series.mbox (b4, git am)
 #   make clean      remove build/ (the downloaded base stays cached)
 
 SELFTESTS ?= core filesystems/epoll filesystems/encoded_io
 KERNEL := build/linux/out-x86_64/arch/x86/boot/bzImage
 
 .PHONY: all demo check gates tree export apply-check checkpatch syscall-check build \
-	selftests vm clean check-arm64 check-i386 bisect bench man
+	selftests vm clean check-arm64 check-i386 bisect bench man mbox mbox-check
 
 all: build demo
 
@@ -31,7 +32,7 @@ build/demo: demo/demo.c build
 demo: build/demo
 	scripts/vm -t 600 $(CURDIR)/scripts/demo-guest $(CURDIR)/build/demo
 
-check: gates build syscall-check selftests
+check: gates build syscall-check mbox-check selftests
 	@echo "check: all passed"
 
 # Cheap checks first, so a bad patch fails in seconds, not after a build.
@@ -84,6 +85,13 @@ bench:
 # Any warning from groff -ww or mandoc -Tlint (style level included) fails.
 man:
 	scripts/man-lint
+
+mbox:
+	scripts/mbox
+
+# The mailbox applies with git am to the pristine base and gives the series.
+mbox-check: build/linux/.git/series-stamp
+	scripts/mbox --check
 
 clean:
 	rm -rf build
