@@ -10,6 +10,7 @@
 #   make vm CMD=... run a command in the guest
 #   make check-arm64  cross-build arm64, run the epoll_pwait2 selftest there
 #   make check-i386   build the kernel for 32-bit x86
+#   make check-debug  the selftests on a KASAN/UBSAN/lockdep/kmemleak kernel
 #   make bisect       build after each patch, name the first that breaks
 #   make bench      run the benchmarks of bench/ in one boot of the built
 #                   kernel; writes results/bench.md and plots (no build)
@@ -21,7 +22,7 @@ SELFTESTS ?= core filesystems/epoll filesystems/encoded_io
 KERNEL := build/linux/out-x86_64/arch/x86/boot/bzImage
 
 .PHONY: all demo check gates tree export apply-check checkpatch syscall-check build \
-	selftests vm clean check-arm64 check-i386 bisect bench man mbox mbox-check
+	selftests vm clean check-arm64 check-i386 bisect bench man mbox mbox-check check-debug
 
 all: build demo
 
@@ -74,6 +75,12 @@ check-arm64: build/linux/.git/series-stamp
 
 check-i386: build/linux/.git/series-stamp
 	scripts/build i386
+
+# KASAN, UBSAN, lockdep, atomic-sleep checks, kmemleak and btrfs assertions:
+# every selftest of the series on the debug kernel; any report fails.
+check-debug: build/linux/.git/series-stamp
+	scripts/build debug
+	SELFTEST_LIMIT=3600 scripts/selftests -o debug $(SELFTESTS)
 
 bisect: build
 	scripts/bisect-build
