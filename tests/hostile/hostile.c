@@ -161,7 +161,8 @@ static const char *const sysname[NR_SYS] = {
 	R(W_NOWAIT_AGAIN, "pwritev2", EAGAIN, "(may) RWF_NOWAIT") \
 	R(W_NOWAIT_INVAL, "pwritev2", EINVAL, "(may) RWF_NOWAIT not supported") \
 	R(W_NOWAIT_NOTSUPP, "pwritev2", EOPNOTSUPP, "(may) RWF_NOWAIT not supported") \
-	R(W_NOSPC, "pwritev2", ENOSPC, "(may) the scratch file system is full")
+	R(W_NOSPC, "pwritev2", ENOSPC, "(may) the scratch file system is full") \
+	R(W_POISON_EIO, "pwritev2", EIO, "(may) the file has an extent written with undecodable data, which extending the file may have to read")
 
 #define R_ENUM(id, sys, err, text) R_##id,
 enum rule_id { RULES(R_ENUM) NR_RULES };
@@ -182,6 +183,7 @@ struct allow {
 	uint8_t id[NR_RULES];
 	bool must[NR_RULES];
 	bool exclusive;		/* the first must rule alone decides */
+	const char *kind;	/* names a violation by success, if not the default */
 };
 
 static void allow_add(struct allow *a, enum rule_id id, bool must)
@@ -227,6 +229,7 @@ struct shared {
 	char viol[VIOL_SLOTS][VIOL_LEN];
 	uint64_t kind_key[VIOL_KINDS];
 	uint64_t kind_count[VIOL_KINDS];
+	char kind_name[VIOL_KINDS][128];
 };
 
 static struct shared *sh;
@@ -268,7 +271,7 @@ static void count_result(enum sysno s, long ret, int err)
 }
 
 /* Violations of the same kind (syscall, what) are printed a few times only. */
-static bool first_of_kind(uint64_t key)
+static bool first_of_kind(uint64_t key, const char *name)
 {
 	unsigned int i;
 
@@ -282,6 +285,8 @@ static bool first_of_kind(uint64_t key)
 							 __ATOMIC_RELAXED, __ATOMIC_RELAXED) &&
 			    zero != key)
 				continue;
+			if (!zero)
+				snprintf(sh->kind_name[i], sizeof(sh->kind_name[i]), "%s", name);
 			k = key;
 		}
 		if (k == key)
@@ -315,7 +320,7 @@ violation(enum sysno s, uint64_t call, const char *kind, const char *fmt, ...)
 
 	__atomic_add_fetch(&sh->violations, 1, __ATOMIC_RELAXED);
 	snprintf(key, sizeof(key), "%s %s", sysname[s], kind);
-	if (!first_of_kind(hash_str(key)))
+	if (!first_of_kind(hash_str(key), key))
 		return;
 	slot = __atomic_fetch_add(&sh->viol_head, 1, __ATOMIC_RELAXED);
 	if (slot - __atomic_load_n(&sh->viol_tail, __ATOMIC_RELAXED) >= VIOL_SLOTS)
@@ -396,7 +401,7 @@ static bool check_result(enum sysno s, uint64_t call, const struct allow *a, lon
 	}
 	describe_allowed(a, allowed, sizeof(allowed));
 	if (ret >= 0)
-		violation(s, call, "success where an error is required",
+		violation(s, call, a->kind ? a->kind : "success where an error is required",
 			  "%s returned %ld; allowed: %s", args, ret, allowed);
 	else
 		violation(s, call, errname(err), "%s failed with %s; allowed: %s", args,
@@ -1038,6 +1043,7 @@ struct pfile {
 	char path[PATH_MAX];
 	enum fkind kind;
 	bool source;		/* holds data that templates come from: never written */
+	bool poisoned;		/* has an extent written with undecodable data */
 	uint64_t size;		/* at the start */
 };
 
@@ -1666,6 +1672,8 @@ static void do_enc_read(struct rng *r)
 	prepare_call(r, &c);
 
 	rw_rules(&a, &c, false);
+	if (!c.total)
+		a.kind = "no bytes to transfer: 0 instead of an error";
 	if ((c.flags & HOST_RWF_ENCODED) && is_btrfs_file(&c)) {
 		if (c.flags & HOST_RWF_NOWAIT)
 			MUST(&a, R_NOWAIT);
@@ -1859,9 +1867,19 @@ static void do_enc_write(struct rng *r)
 
 	/* The rules. */
 	rw_rules(&a, &c, true);
+	if (!c.total)
+		a.kind = "no bytes to transfer: 0 instead of an error";
 	pos = c.pos;
 	len = enc.len;
 	payload_len = c.room;
+	if (is_btrfs_file(&c) && (c.file_flags & O_ALLOW_ENCODED) && c.cnt > 0 &&
+	    (c.flags & HOST_RWF_NOWAIT)) {
+		MAY(&a, W_NOWAIT_AGAIN);
+		MAY(&a, W_NOWAIT_INVAL);
+		MAY(&a, W_NOWAIT_NOTSUPP);
+	}
+	if (is_btrfs_file(&c) && c.p->file->poisoned)
+		MAY(&a, W_POISON_EIO);
 	if (is_btrfs_file(&c) && (c.file_flags & O_ALLOW_ENCODED) && c.cnt > 0 &&
 	    !readable_buf(c.iov0_kind)) {
 		if (!writes_supported)
@@ -1896,11 +1914,6 @@ static void do_enc_write(struct rng *r)
 			MUST(&a, W_LIMITS);
 		if (!payload_len || !len || !enc.unencoded_len)
 			MAY(&a, W_EMPTY);
-		if (c.flags & HOST_RWF_NOWAIT) {
-			MAY(&a, W_NOWAIT_AGAIN);
-			MAY(&a, W_NOWAIT_INVAL);
-			MAY(&a, W_NOWAIT_NOTSUPP);
-		}
 		MAY(&a, W_NOSPC);
 		verify = real && c.cnt >= 2 && c.data_kind == P_VALID && c.iov0_kind == P_VALID &&
 			 !c.iov_array_bad && payload_len == t->size &&
@@ -1944,6 +1957,8 @@ static void do_enc_write(struct rng *r)
 	if (!(c.flags & HOST_RWF_ENCODED) || c.total == 0)
 		return;
 	/* A successful encoded write. */
+	if (!real || c.data_kind != P_VALID)
+		c.p->file->poisoned = true;
 	if ((size_t)ret != payload_len)
 		violation(S_PWRITEV2, call, "short write", "%s wrote %zd of %zu bytes", args, ret,
 			  payload_len);
@@ -2126,6 +2141,9 @@ static void report(long long start)
 	       have_btrfs ? mntdir : "none", writes_supported ? "supported" :
 	       "not supported (EOPNOTSUPP)", ntemplates);
 	printf("violations: %" PRIu64 "\n", sh->violations);
+	for (i = 0; i < VIOL_KINDS; i++)
+		if (sh->kind_key[i])
+			printf("  %6" PRIu64 "  %s\n", sh->kind_count[i], sh->kind_name[i]);
 }
 
 static void usage(void)
