@@ -1616,8 +1616,9 @@ static void rw_rules(struct allow *a, const struct rw_call *c, bool write)
 static void rw_describe(const struct rw_call *c, const char *sys, const char *extra,
 			char *out, size_t size)
 {
-	snprintf(out, size, "%s(%s, iovcnt %ld, iov[0] %s %zu bytes, %zu bytes after it%s%s, offset %lld%s, flags %#x)%s",
-		 sys, c->p ? c->p->desc : "closed fd", c->cnt, ptr_name[c->iov0_kind],
+	snprintf(out, size, "%s(%s, %siovcnt %ld, iov[0] %s %zu bytes, %zu bytes after it%s%s, offset %lld%s, flags %#x)%s",
+		 sys, c->p ? c->p->desc : "closed fd",
+		 c->iov_array_bad ? "iovec array unmapped, " : "", c->cnt, ptr_name[c->iov0_kind],
 		 c->iov0_len, c->room, c->data_kind != P_VALID ? " one buffer " : "",
 		 c->data_kind != P_VALID ? ptr_name[c->data_kind] : "", c->off,
 		 c->off == -1 ? " (file position)" : "", c->flags, extra);
@@ -1684,7 +1685,7 @@ static void do_enc_read(struct rng *r)
 
 	memset(iov0_buf, 0xa5, page_size + 64);
 	call = next_call();
-	ret = raw_preadv2(c.fd, iovs, c.cnt, c.off, c.flags);
+	ret = raw_preadv2(c.fd, c.iov_array_bad ? (void *)mem_none : iovs, c.cnt, c.off, c.flags);
 	err = errno;
 	if (!(c.flags & HOST_RWF_ENCODED)) {
 		/* A plain read: only that it behaves like one. */
@@ -1934,7 +1935,8 @@ static void do_enc_write(struct rng *r)
 	}
 
 	call = next_call();
-	ret = raw_pwritev2(c.fd, iovs, c.cnt, c.off, c.flags);
+	ret = raw_pwritev2(c.fd, c.iov_array_bad ? (void *)mem_none : iovs, c.cnt, c.off,
+			   c.flags);
 	err = errno;
 	if (!check_result(S_PWRITEV2, call, &a, ret, err, args) || !is_btrfs_file(&c))
 		return;
