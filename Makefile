@@ -16,6 +16,9 @@
 #   make bisect       build after each patch, name the first that breaks
 #   make bench      run the benchmarks of bench/ in one boot of the built
 #                   kernel; writes results/bench.md and plots (no build)
+#   make hostile    random and boundary arguments for the new interfaces in
+#                   one boot of the built kernel, every result checked (no
+#                   build); HOSTILE_SEED, HOSTILE_TIME, HOSTILE_OUT=debug
 #   make man        lint the manual pages in man/ with groff and mandoc
 #   make mbox       the series as one mailbox, build/series.mbox (b4, git am)
 #   make clean      remove build/ (the downloaded base stays cached)
@@ -25,7 +28,7 @@ KERNEL := build/linux/out-x86_64/arch/x86/boot/bzImage
 
 .PHONY: all demo check gates tree export apply-check checkpatch syscall-check build \
 	selftests vm clean check-arm64 check-i386 bisect bench man mbox mbox-check check-debug \
-	powercut
+	powercut hostile
 
 all: build demo
 
@@ -102,6 +105,14 @@ bisect: build
 # Uses the kernel and headers already built; never starts a kernel build.
 bench:
 	scripts/bench
+
+# Uses the kernel and headers already built; never starts a kernel build.
+# A fixed seed, so that two runs draw the same arguments.
+HOSTILE_SEED ?= 1
+HOSTILE_TIME ?= 120
+HOSTILE_OUT ?= x86_64
+hostile:
+	scripts/hostile -o $(HOSTILE_OUT) -s $(HOSTILE_SEED) -t $(HOSTILE_TIME)
 
 # Any warning from groff -ww or mandoc -Tlint (style level included) fails.
 man:
