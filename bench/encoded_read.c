@@ -46,78 +46,16 @@ static const char * const metric_name[NR_METRICS] = {
 	"wall_ns", "cpu_ns", "busy_ns", "bytes", "calls",
 };
 
-static uint64_t rng = 0x9e3779b97f4a7c15ULL;
-
-static uint32_t rnd(uint32_t n)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return (rng >> 11) % n;
-}
-
 /* Web server access log lines: compressible about as much as real ones. */
 static void write_data(const char *path, long mib)
 {
-	static const char * const verb[] = { "GET", "GET", "GET", "POST", "PUT" };
-	static const char * const what[] = {
-		"items", "users", "orders", "search", "static/css", "health",
-	};
-	static const int status[] = { 200, 200, 200, 200, 304, 404, 500 };
-	static char buf[CHUNK + 512];
-	long long left = mib * CHUNK;
-	unsigned int sec = 0, len = 0;
-	int fd;
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0)
 		err(1, "%s", path);
-	while (left > 0) {
-		sec += rnd(3);
-		len += snprintf(buf + len, sizeof(buf) - len,
-				"2024-05-%02u %02u:%02u:%02u.%03u web-%02u nginx[%u]: 10.%u.%u.%u - - \"%s /api/v1/%s/%u HTTP/1.1\" %d %u \"-\" \"client/%u.%u\" rt=0.%03u\n",
-				1 + sec / 86400 % 28, sec / 3600 % 24,
-				sec / 60 % 60, sec % 60, rnd(1000), rnd(8),
-				1000 + rnd(50), rnd(4), rnd(256), rnd(256),
-				verb[rnd(5)], what[rnd(6)], rnd(100000),
-				status[rnd(7)], 200 + rnd(20000), 1 + rnd(3),
-				rnd(10), rnd(400));
-		if (len < CHUNK && len < left)
-			continue;
-		if (len > left)
-			len = left;
-		if (write(fd, buf, len) != len)
-			err(1, "write %s", path);
-		left -= len;
-		len = 0;
-	}
+	write_logs(fd, mib * CHUNK, path);
 	if (fsync(fd) || close(fd))
 		err(1, "fsync %s", path);
-}
-
-static void drop_caches(void)
-{
-	int fd = open("/proc/sys/vm/drop_caches", O_WRONLY | O_CLOEXEC);
-
-	sync();
-	if (fd < 0 || write(fd, "3\n", 2) != 2)
-		err(1, "/proc/sys/vm/drop_caches");
-	close(fd);
-}
-
-/* Busy (not idle, not iowait) CPU time of all CPUs, in ns. */
-static long long busy_ns(void)
-{
-	unsigned long long user, nice, sys, idle, iowait, irq, softirq, steal;
-	FILE *f = fopen("/proc/stat", "r");
-
-	if (!f || fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu",
-			 &user, &nice, &sys, &idle, &iowait, &irq, &softirq,
-			 &steal) != 8)
-		err(1, "/proc/stat");
-	fclose(f);
-	return (long long)(user + nice + sys + irq + softirq + steal) *
-	       (1000000000LL / sysconf(_SC_CLK_TCK));
 }
 
 /* Read all of @fd with read(); the bytes and calls go to @m. */
