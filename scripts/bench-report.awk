@@ -1,6 +1,8 @@
 # bench-report.awk: the Markdown report of a bench.tsv (see bench/bench.h
 # for its lines), on stdout, and the plots' data files in the directory
-# DATA (set with -v): timeout-SLACK.dat, cloexec.dat, encoded.dat.
+# DATA (set with -v): timeout-SLACK.dat, cloexec.dat, encoded.dat,
+# encwrite.dat, send-times.dat and send-ratios.dat, each only when the run
+# has its benchmark.
 
 BEGIN {
 	FS = "\t"
@@ -147,15 +149,13 @@ END {
 		"[bench.tsv](bench.tsv); time taken in the guest: " took "."
 	if (failed != "")
 		print "\n**Failed in this run:**" failed " (see build/vm/bench/out)."
+	if ("only" in info)
+		print "\nOnly some benchmarks ran (ONLY=\"" info["only"] "\")."
 	timeout_section()
 	cloexec_section()
 	encoded_section()
-	section("Encoded writes and send/receive")
-	print "Not measured yet: encoded writes are pending the btrfs encoded " \
-		"write patches (until then btrfs answers EOPNOTSUPP), and " \
-		"send/receive the send stream v2 work (send v2 with compressed " \
-		"extents is entering the series; receiving them needs the " \
-		"encoded writes)."
+	encwrite_section()
+	send_section()
 }
 
 function timeout_section(   ns, slacks, nm, ms, nr, reqs, s, m, r, k, row,
@@ -367,4 +367,256 @@ function encoded_section(   nc, cs, c, m, mt, row, k, r, dat) {
 	print ""
 	print "![Wall time per GiB, read() against RWF_ENCODED, bars " \
 		"min–max](encoded-read.png)"
+}
+
+# "median (min–max)" of stats key k, divided by div.
+function spread(k, div) {
+	return sig(S[k, "med"] / div) " (" sig(S[k, "min"] / div) "–" \
+		sig(S[k, "max"] / div) ")"
+}
+
+function ew_key(c, m, metric) {
+	return "encwrite" SUBSEP c SUBSEP m SUBSEP metric
+}
+
+function ew_method(c, m) {
+	if (m == "encoded")
+		return "encoded"
+	return c == "none" ? "uncompressed" : "compress-force"
+}
+
+# Median, min and max of stats key k (ns) in s per GiB, for a data file.
+function gib3k(k, gib) {
+	return sprintf("%g %g %g", S[k, "med"] / 1e9 / gib,
+		S[k, "min"] / 1e9 / gib, S[k, "max"] / 1e9 / gib)
+}
+
+# What a kernel without encoded writes leaves of the encoded method.
+function ew_missing(c) {
+	return ("unsupported", "encoded_write-" c) in info
+}
+
+function encwrite_section(   rows, nr, i, c, m, k, gib, cells, dat, a, b,
+			   compressed, ratios) {
+	if (!("writemib" in info))
+		return
+	section("Encoded writes against ordinary writes")
+	gib = info["writemib"] / 1024
+	print "A " info["writemib"] " MiB file of the web server log lines " \
+		"above, written whole to a fresh btrfs (a 2 GiB image on the " \
+		"guest's tmpfs, through a loop device) in 128 KiB pieces, and " \
+		"fsync()ed, three ways: **uncompressed** (pwrite() on a file " \
+		"system mounted without compression), **compress-force** " \
+		"(pwrite() on one mounted compress-force=zstd or zlib: the " \
+		"kernel compresses at writeback) and **encoded** " \
+		"(pwritev2(RWF_ENCODED) of each piece compressed beforehand in " \
+		"user space with libzstd or zlib at btrfs' level 3, one 128 KiB " \
+		"extent per call, on the uncompressed mount)."
+	print ""
+	print "Times are seconds per GiB of file data, median (min–max) of " \
+		"the runs, from open() to the end of fsync(). Process CPU is the " \
+		"writer's user + system time; busy CPU is the whole guest's " \
+		"non-idle time, which also counts the kernel workers that " \
+		"compress for compress-force. The encoded method's own " \
+		"compression is done once before its runs and is not in these " \
+		"times (the data comes compressed, as from a send stream or a " \
+		"backup): it is the \"compression\" line below. Under TCG on a " \
+		"busy host the two CPU clocks disagree (busy CPU is sampled at " \
+		"timer ticks, process CPU read from the scheduler's clock), so " \
+		"busy CPU can come out below process CPU: compare each column " \
+		"with itself. Space is the free " \
+		"space the file took (statvfs after sync); stored is the sum of " \
+		"its extents as RWF_ENCODED reads return them; \"read back\" " \
+		"compares the file with the data after the first run."
+	print ""
+	print "| compression | method | runs | wall s/GiB | process CPU s/GiB | " \
+		"busy CPU s/GiB | space | stored | read back |"
+	print "|---|---|---:|---:|---:|---:|---:|---:|---|"
+	nr = split("none write,zstd write,zstd encoded,zlib write,zlib encoded",
+		rows, ",")
+	dat = DATA "/encwrite.dat"
+	printf "# method, then median min max of wall and of busy CPU (s/GiB)\n" > dat
+	for (i = 1; i <= nr; i++) {
+		split(rows[i], cells, " ")
+		c = cells[1]
+		m = cells[2]
+		k = ew_key(c, m, "wall_ns")
+		printf "| %s | %s |", c, ew_method(c, m)
+		if (!has(k)) {
+			print " – | not measured" \
+				(m == "encoded" && ew_missing(c) ? ": the kernel " \
+				 "has no encoded writes (" \
+				 info["unsupported", "encoded_write-" c] ")" : "") \
+				" | | | | | |"
+			continue
+		}
+		print " " n[k] " | " spread(k, gib * 1e9) " | " \
+			spread(ew_key(c, m, "cpu_ns"), gib * 1e9) " | " \
+			spread(ew_key(c, m, "busy_ns"), gib * 1e9) " | " \
+			mib(S[ew_key(c, m, "space"), "med"]) " | " \
+			mib(info["stored", c "-" m]) " | " info["written", c "-" m] " |"
+		printf "\"%s\" %s %s\n", (c == "none" ? "" : c " ") \
+			ew_method(c, m), gib3k(k, gib),
+			gib3k(ew_key(c, m, "busy_ns"), gib) > dat
+	}
+	close(dat)
+	for (i = split("zstd zlib", cells, " "); i >= 1; i--)
+		if (("compress_ns", cells[i]) in info)
+			compressed = "\n- user-space " cells[i] " compression " \
+				"of the data before the encoded runs: " \
+				sig(info["compress_ns", cells[i]] / 1e9 / gib) \
+				" CPU s/GiB, to " mib(info["payload", cells[i]]) \
+				compressed
+	if (compressed != "")
+		print "\nCompression:\n" compressed
+	print ""
+	printf "Encoded against compress-force (ratios of the medians, " \
+		"above 1: the encoded write is cheaper):"
+	for (i = split("zstd zlib", cells, " "); i >= 1; i--) {
+		c = cells[i]
+		a = S[ew_key(c, "write", "busy_ns"), "med"]
+		b = S[ew_key(c, "encoded", "busy_ns"), "med"]
+		if (!has(ew_key(c, "write", "wall_ns")) ||
+		    !has(ew_key(c, "encoded", "wall_ns")))
+			continue
+		ratios = "\n- " c ": wall " ratio(S[ew_key(c, "write", "wall_ns"),
+			"med"], S[ew_key(c, "encoded", "wall_ns"), "med"]) \
+			", busy CPU " ratio(a, b) "; counting the user-space " \
+			"compression too (its CPU time added to the encoded " \
+			"write's busy CPU), " ratio(a, b + info["compress_ns", c]) \
+			ratios
+	}
+	print ratios == "" ? " not measured: no encoded write ran in this " \
+		"boot (the kernel answered EOPNOTSUPP; rerun `make bench` on a " \
+		"kernel with btrfs encoded writes)." : "\n" ratios
+	print ""
+	print "![Writing a file: uncompressed, compressed by the kernel, " \
+		"encoded; bars min–max](encoded-write.png)"
+}
+
+function send_key(v, phase, metric) {
+	return "send" SUBSEP v SUBSEP phase SUBSEP metric
+}
+
+# A row of the send table: what, the key's phase and metric, the divisor,
+# and the proposal's v1 and v2 figures ("" where it published none).
+function send_row(what, phase, metric, div, p1, p2,   a, b) {
+	a = send_key("v1", phase, metric)
+	b = send_key("v2", phase, metric)
+	print "| " what " | " spread(a, div) " | " spread(b, div) " | " \
+		ratio(S[b, "med"], S[a, "med"]) " | " p1 " | " p2 " | " \
+		(p1 == "" ? "" : PROPOSAL[what]) " |"
+}
+
+# Commands of kind what in the stream of version v (receive --dump).
+function count(v, what) {
+	return ("commands", v " " what) in info ? info["commands", v " " what] : 0
+}
+
+function send_section(   v, k, c, dat, cmds, other) {
+	if (!has(send_key("v1", "stream", "bytes")))
+		return
+	section("btrfs send and receive: stream version 1 against version 2")
+	print "A data set of " mib(info["sendbytes"]) " in " info["sendfiles"] \
+		" files, generated with a fixed seed (bench/send_receive.c): 40 % " \
+		"web server logs in 16 MiB files, 30 % English-like text in files " \
+		"of 256 KiB to 4 MiB, 15 % small text files of 1 to 32 KiB, 15 % " \
+		"random bytes (incompressible) in 4 MiB files; written to a btrfs " \
+		"mounted compress-force=zstd (a 2 GiB image on the guest's tmpfs) " \
+		"and snapshotted read-only. Run after run, the snapshot is sent " \
+		"with Debian's btrfs-progs, `btrfs send --proto 1` (version 1: " \
+		"the data decompressed, in writes of at most 48 KiB) and `btrfs " \
+		"send --proto 2 --compressed-data` (version 2: each compressed " \
+		"extent as stored, one encoded_write command), into a stream file " \
+		"on tmpfs, from a cold cache; then the stream is received with " \
+		"`btrfs receive` into a fresh btrfs mounted compress-force=zstd."
+	print ""
+	print "Cells: median (min–max) of " n[send_key("v1", "stream", "bytes")] \
+		" runs. Send times are those of the `btrfs send` process (the " \
+		"kernel builds the stream in its system time); receive times run " \
+		"to the end of a sync() after it, so that the received data is " \
+		"compressed and written; busy CPU is the whole guest's non-idle " \
+		"time over the same span (btrfs compresses in kernel workers). " \
+		"Beside them, the figures published with the original proposal " \
+		"(the encoded I/O series this one follows; a 50 GB stream, not " \
+		"in an emulator); this data set is much smaller, to fit a " \
+		"TCG-emulated guest, so compare the ratios."
+	print ""
+	print "| | version 1 | version 2, compressed | v2 / v1 | " \
+		"proposal: v1 | proposal: v2 | proposal: v2 / v1 |"
+	print "|---|---:|---:|---:|---:|---:|---:|"
+	PROPOSAL["stream size, MiB"] = ratio(23, 50)
+	PROPOSAL["send: system time, s"] = ratio(60.5, 82)
+	PROPOSAL["receive: wall time, s"] = ratio(222, 311)
+	send_row("stream size, MiB", "stream", "bytes", 1048576, "50 GB", "23 GB")
+	send_row("send: system time, s", "send", "sys_ns", 1e9, "82 s", "60.5 s")
+	send_row("send: user time, s", "send", "user_ns", 1e9, "", "")
+	send_row("send: wall time, s", "send", "wall_ns", 1e9, "", "")
+	send_row("send: busy CPU, s", "send", "busy_ns", 1e9, "", "")
+	send_row("receive: wall time, s", "receive", "wall_ns", 1e9,
+		"5:11", "3:42")
+	send_row("receive: user time, s", "receive", "user_ns", 1e9, "", "")
+	send_row("receive: system time, s", "receive", "sys_ns", 1e9, "", "")
+	send_row("receive: busy CPU, s", "receive", "busy_ns", 1e9, "", "")
+	print ""
+	print "Checks, once per version (they do not make the benchmark fail):"
+	print ""
+	for (v = 1; v <= 2; v++) {
+		other = 0
+		for (k in info) {
+			split(k, c, SUBSEP)
+			split(c[2], cmds, " ")
+			if (c[1] == "commands" && cmds[1] == "v" v &&
+			    cmds[2] != "write" && cmds[2] != "encoded_write")
+				other += info[k]
+		}
+		print "- version " v ": the received files are " \
+			(("received", "v" v) in info ? info["received", "v" v] : \
+			 "not compared") " to the snapshot (diff -r); the stream " \
+			"has " count("v" v, "write") " write and " \
+			count("v" v, "encoded_write") " encoded_write commands, and " \
+			other " others (btrfs receive --dump)."
+	}
+	print ""
+	print "How receive writes a version 2 stream: btrfs-progs 6.2 " \
+		"writes each encoded_write command with the btrfs ioctl " \
+		"BTRFS_IOC_ENCODED_WRITE (mainline's interface), which this series " \
+		"does not have (its encoded writes are pwritev2(RWF_ENCODED)); on " \
+		"ENOTTY it decompresses the extent in user space and writes it " \
+		"with pwrite(), and the kernel compresses it again " \
+		"(compress-force), as strace in this guest shows. So the version 2 " \
+		"receive here saves the smaller stream but pays for user-space " \
+		"decompression; the proposal's receive wrote the compressed " \
+		"extents as they came."
+	dat = DATA "/send-times.dat"
+	printf "# what, then median min max of v1 and of v2 (s)\n" > dat
+	send_dat(dat, "send: system", "send", "sys_ns")
+	send_dat(dat, "send: wall", "send", "wall_ns")
+	send_dat(dat, "send: busy CPU", "send", "busy_ns")
+	send_dat(dat, "receive: wall", "receive", "wall_ns")
+	send_dat(dat, "receive: busy CPU", "receive", "busy_ns")
+	close(dat)
+	dat = DATA "/send-ratios.dat"
+	printf "# what, v2/v1 of the medians here, and in the proposal\n" > dat
+	send_ratio(dat, "stream size", "stream", "bytes", 23 / 50)
+	send_ratio(dat, "send system time", "send", "sys_ns", 60.5 / 82)
+	send_ratio(dat, "receive time", "receive", "wall_ns", 222 / 311)
+	close(dat)
+	print ""
+	print "![Send and receive times by stream version, and the v2 / v1 " \
+		"ratios beside the proposal's](send-receive.png)"
+}
+
+function send_dat(dat, what, phase, metric,   a, b) {
+	a = send_key("v1", phase, metric)
+	b = send_key("v2", phase, metric)
+	printf "\"%s\" %g %g %g %g %g %g\n", what, S[a, "med"] / 1e9,
+		S[a, "min"] / 1e9, S[a, "max"] / 1e9, S[b, "med"] / 1e9,
+		S[b, "min"] / 1e9, S[b, "max"] / 1e9 > dat
+}
+
+function send_ratio(dat, what, phase, metric, published,   a, b) {
+	a = S[send_key("v1", phase, metric), "med"]
+	b = S[send_key("v2", phase, metric), "med"]
+	printf "\"%s\" %g %g\n", what, b / a, published > dat
 }
