@@ -16,8 +16,8 @@
 #   make bisect       build after each patch, name the first that breaks
 #   make bench      run the benchmarks of bench/ in one boot of the built
 #                   kernel; writes results/bench.md and plots (no build);
-#                   ONLY="send encoded_write" runs some (report in
-#                   build/bench/results/)
+#                   ONLY="send encoded_write" reruns some and replaces
+#                   just their results
 #   make hostile    random and boundary arguments for the new interfaces in
 #                   one boot of the built kernel, every result checked (no
 #                   build); HOSTILE_SEED, HOSTILE_TIME, HOSTILE_OUT=debug

@@ -21,13 +21,17 @@ BEGIN {
 }
 
 # info KEY VALUE, or info KEY SUBKEY VALUE
-$1 == "info" && NF == 3 { info[$2] = $3; next }
+# A file merged by scripts/bench-merge holds several boots, each starting
+# with its "info date" line: run[R, KEY] keeps each boot's facts.
+$1 == "info" && $2 == "date" { runs++ }
+$1 == "info" && NF == 3 { info[$2] = $3; run[runs, $2] = $3; next }
 $1 == "info" && NF >= 4 {
 	info[$2, $3] = $4
 	if ($2 == "failed")
 		failed = failed " " $3
 	if ($2 == "seconds")
-		took = took (took == "" ? "" : ", ") $3 " " $4 " s"
+		took[runs] = took[runs] (took[runs] == "" ? "" : ", ") $3 " " \
+			$4 " s"
 	next
 }
 $1 == "info" { next }
@@ -134,28 +138,48 @@ function mib(b) {
 END {
 	print "# Benchmarks"
 	print ""
-	print "Measured " info["date"] " by `make bench` (repository at " \
-		info["commit"] "), on kernel " info["kernel"] " (Linux 5.10.262 " \
-		"with the series; kernel tree at \"" info["tree"] "\"), in one boot of a QEMU guest under **TCG " \
-		"emulation** (no KVM): " info["cpus"] " vCPUs, " info["memory"] \
-		" of memory, clocksource " info["clocksource"] ". Host: " \
-		info["host"] "."
+	if (runs <= 1)
+		print "Measured " boot(1) ", in one boot of a QEMU guest under " \
+			"**TCG emulation** (no KVM): " guest(1) "."
+	else {
+		print "Measured by `make bench` in " runs " boots of a QEMU guest " \
+			"under **TCG emulation** (no KVM); later boots reran some " \
+			"benchmarks (`make bench ONLY=...`) and replaced their " \
+			"results:"
+		print ""
+		for (r = 1; r <= runs; r++)
+			print "- " boot(r) ": " guest(r) ". It ran: " took[r] \
+				" (time in the guest)."
+	}
 	print ""
 	print "An emulated CPU is many times slower than hardware and its " \
 		"timers are noisier, so the absolute numbers are those of this " \
 		"guest; what carries over is the comparison, given as ratios of " \
 		"medians measured in the same boot. Each figure is the median of " \
-		"repeated runs with its spread. Raw lines: " \
-		"[bench.tsv](bench.tsv); time taken in the guest: " took "."
+		"repeated runs with its spread. Raw lines: [bench.tsv](bench.tsv)" \
+		(runs <= 1 ? "; time taken in the guest: " took[1] : "") "."
 	if (failed != "")
 		print "\n**Failed in this run:**" failed " (see build/vm/bench/out)."
-	if ("only" in info)
+	if ("only" in info && runs <= 1)
 		print "\nOnly some benchmarks ran (ONLY=\"" info["only"] "\")."
 	timeout_section()
 	cloexec_section()
 	encoded_section()
 	encwrite_section()
 	send_section()
+}
+
+# What boot r was: when, which code and kernel; then its guest and host.
+function boot(r) {
+	return run[r, "date"] " by `make bench` (repository at " \
+		run[r, "commit"] "), on kernel " run[r, "kernel"] \
+		" (Linux 5.10.262 with the series; kernel tree at \"" \
+		run[r, "tree"] "\")"
+}
+
+function guest(r) {
+	return run[r, "cpus"] " vCPUs, " run[r, "memory"] " of memory, " \
+		"clocksource " run[r, "clocksource"] ". Host: " run[r, "host"]
 }
 
 function timeout_section(   ns, slacks, nm, ms, nr, reqs, s, m, r, k, row,
@@ -584,7 +608,9 @@ function send_section(   v, k, c, dat, cmds, other) {
 		"does not have (its encoded writes are pwritev2(RWF_ENCODED)); on " \
 		"ENOTTY it decompresses the extent in user space and writes it " \
 		"with pwrite(), and the kernel compresses it again " \
-		"(compress-force), as strace in this guest shows. So the version 2 " \
+		"(compress-force); strace of a receive on build #9 of the series " \
+		"with the encoded write patches showed an ioctl failing with " \
+		"ENOTTY and a pwrite64() of 128 KiB for each. So the version 2 " \
 		"receive here saves the smaller stream but pays for user-space " \
 		"decompression; the proposal's receive wrote the compressed " \
 		"extents as they came."
