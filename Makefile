@@ -94,7 +94,7 @@ DEBUG_APPEND := pci=noacpi rcupdate.rcu_cpu_stall_timeout=300
 
 check-debug: build/linux/.git/series-stamp
 	scripts/build debug
-	VM_APPEND="$(DEBUG_APPEND)" SELFTEST_LIMIT=3600 \
+	VM_APPEND="$(DEBUG_APPEND)" SELFTEST_LIMIT=7200 SELFTEST_TIMEOUT_SCALE=6 \
 		scripts/selftests -o debug $(SELFTESTS)
 
 # A run of 20 cycles takes about 15 minutes. POWERCUT='-n 40 -s 7' for more.
