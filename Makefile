@@ -13,6 +13,9 @@
 #   make check-debug  the selftests on a KASAN/UBSAN/lockdep/kmemleak kernel
 #   make powercut     encoded writes + fsync cut off by killing QEMU, 20
 #                     times; the next boot checks what was acked survived
+#   make check-defconfig  build x86_64 and arm64 defconfig kernels (+ fragments)
+#                     and compare the series' files' warnings with the base
+#   make check-sparse sparse on the files the series changes, against the base
 #   make bisect       build after each patch, name the first that breaks
 #   make bench      run the benchmarks of bench/ in one boot of the built
 #                   kernel; writes results/bench.md and plots (no build);
@@ -30,7 +33,8 @@ KERNEL := build/linux/out-x86_64/arch/x86/boot/bzImage
 
 .PHONY: all demo check gates tree export apply-check checkpatch syscall-check build \
 	selftests vm clean check-arm64 check-i386 bisect bench man mbox mbox-check check-debug \
-	powercut hostile
+	powercut hostile check-defconfig check-defconfig-x86_64 check-defconfig-arm64 \
+	check-sparse
 
 all: build demo
 
@@ -100,6 +104,23 @@ check-debug: build/linux/.git/series-stamp
 # A run of 20 cycles takes about 15 minutes. POWERCUT='-n 40 -s 7' for more.
 powercut: build
 	scripts/powercut $(POWERCUT)
+
+# The defconfigs people build, with the test fragments (x86_64) or btrfs
+# (arm64) on top: long cold builds (see README). sparse-check then compares
+# gcc's and sparse's warnings in the series' C files with the base's.
+check-defconfig: check-defconfig-x86_64 check-defconfig-arm64
+
+check-defconfig-x86_64: build/linux/.git/series-stamp
+	scripts/build x86_64-defconfig
+	scripts/sparse-check x86_64-defconfig
+
+check-defconfig-arm64: build/linux/.git/series-stamp
+	scripts/build arm64-defconfig
+	scripts/sparse-check arm64-defconfig
+
+# Needs no kernel build: only the series' objects are compiled and checked.
+check-sparse: build/linux/.git/series-stamp
+	scripts/sparse-check
 
 bisect: build
 	scripts/bisect-build

@@ -2,8 +2,11 @@
 # Every script works from the repository root, whatever the caller's cwd.
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
+# BUILD and TREE can be given: a second worktree of this repository builds
+# in the main one's build/ (BUILD=...), and sparse-check configures and
+# builds the pristine base worktree with the same scripts (TREE=...).
 BUILD=${BUILD:-$ROOT/build}
-TREE=$BUILD/linux
+TREE=${TREE:-$BUILD/linux}
 PATCHES=$ROOT/patches
 BASE_VERSION=5.10.262
 
