@@ -24,6 +24,9 @@
 #   make hostile    random and boundary arguments for the new interfaces in
 #                   one boot of the built kernel, every result checked (no
 #                   build); HOSTILE_SEED, HOSTILE_TIME, HOSTILE_OUT=debug
+#   make trinity    Debian's trinity on the series' system calls in one boot
+#                   of the debug kernel (no build); TRINITY_SEED,
+#                   TRINITY_TIME, TRINITY_OUT (debug, or x86_64)
 #   make man        lint the manual pages in man/ with groff and mandoc
 #   make mbox       the series as one mailbox, build/series.mbox (b4, git am)
 #   make clean      remove build/ (the downloaded base stays cached)
@@ -33,7 +36,7 @@ KERNEL := build/linux/out-x86_64/arch/x86/boot/bzImage
 
 .PHONY: all demo check gates tree export apply-check checkpatch syscall-check build \
 	selftests vm clean check-arm64 check-i386 bisect bench man mbox mbox-check check-debug \
-	powercut hostile check-defconfig check-defconfig-x86_64 check-defconfig-arm64 \
+	powercut hostile trinity check-defconfig check-defconfig-x86_64 check-defconfig-arm64 \
 	check-sparse
 
 all: build demo
@@ -91,7 +94,8 @@ check-i386: build/linux/.git/series-stamp
 # KASAN, UBSAN, lockdep, atomic-sleep checks, kmemleak and btrfs assertions:
 # every selftest of the series on the debug kernel; any report fails.
 # Under TCG the debug kernel is slow enough for RCU's stall warning to fire
-# on its default 21 s; it is given the longest timeout.
+# on its default 21 s; it is given the longest timeout (here and for the
+# runs below that may boot the debug kernel).
 DEBUG_APPEND := rcupdate.rcu_cpu_stall_timeout=300
 
 check-debug: build/linux/.git/series-stamp
@@ -133,7 +137,15 @@ HOSTILE_SEED ?= 1
 HOSTILE_TIME ?= 120
 HOSTILE_OUT ?= x86_64
 hostile:
-	scripts/hostile -o $(HOSTILE_OUT) -s $(HOSTILE_SEED) -t $(HOSTILE_TIME)
+	VM_APPEND="$(DEBUG_APPEND)" scripts/hostile -o $(HOSTILE_OUT) -s $(HOSTILE_SEED) -t $(HOSTILE_TIME)
+
+# The kernel of make check-debug by default: trinity finds crashes, and the
+# debug kernel turns more of them into reports.
+TRINITY_SEED ?= 1
+TRINITY_TIME ?= 300
+TRINITY_OUT ?= debug
+trinity:
+	VM_APPEND="$(DEBUG_APPEND)" scripts/trinity -o $(TRINITY_OUT) -s $(TRINITY_SEED) -t $(TRINITY_TIME)
 
 # Any warning from groff -ww or mandoc -Tlint (style level included) fails.
 man:
