@@ -24,6 +24,9 @@
 #   make hostile    random and boundary arguments for the new interfaces in
 #                   one boot of the built kernel, every result checked (no
 #                   build); HOSTILE_SEED, HOSTILE_TIME, HOSTILE_OUT=debug
+#   make stress     encoded and ordinary I/O racing on one btrfs, every result
+#                   checked against an oracle, in one boot of the built kernel
+#                   (no build); STRESS_SEED, STRESS_TIME, STRESS_OUT=debug
 #   make trinity    Debian's trinity on the series' system calls in one boot
 #                   of the debug kernel (no build); TRINITY_SEED,
 #                   TRINITY_TIME, TRINITY_OUT (debug, or x86_64)
@@ -37,7 +40,7 @@ KERNEL := build/linux/out-x86_64/arch/x86/boot/bzImage
 .PHONY: all demo check gates tree export apply-check checkpatch syscall-check build \
 	selftests vm clean check-arm64 check-i386 bisect bench man mbox mbox-check check-debug \
 	powercut hostile trinity check-defconfig check-defconfig-x86_64 check-defconfig-arm64 \
-	check-sparse
+	check-sparse stress
 
 all: build demo
 
@@ -138,6 +141,15 @@ HOSTILE_TIME ?= 120
 HOSTILE_OUT ?= x86_64
 hostile:
 	VM_APPEND="$(DEBUG_APPEND)" scripts/hostile -o $(HOSTILE_OUT) -s $(HOSTILE_SEED) -t $(HOSTILE_TIME)
+
+# Uses the kernel and headers already built; never starts a kernel build.
+# STRESS_ARGS passes more options to scripts/stress (-p, -j, -c, -n, -m).
+STRESS_SEED ?= 1
+STRESS_TIME ?= 240
+STRESS_OUT ?= x86_64
+stress:
+	VM_APPEND="$(DEBUG_APPEND)" scripts/stress -o $(STRESS_OUT) -s $(STRESS_SEED) \
+		-t $(STRESS_TIME) $(STRESS_ARGS)
 
 # The kernel of make check-debug by default: trinity finds crashes, and the
 # debug kernel turns more of them into reports.
