@@ -5,7 +5,7 @@
  *
  *   stress -D DEV [-M MNT] [-s SEED] [-t SECONDS] [-n OPS] [-p PROCS]
  *          [-j THREADS] [-f FILES] [-c CYCLES] [-o OPTS]... [-l OPLOG]
- *          [-R DEV2] [-X]
+ *          [-R DEV2] [-X] [-S] [-w OP=WEIGHT,...]
  *
  * For each mount option string OPTS (default: "compress-force=zstd", then
  * "" for no compression) it makes a btrfs on DEV (mkfs.btrfs -f), mounts
@@ -38,6 +38,12 @@
  * of its data) to OPLOG; the last operations on a file are printed with
  * any failure.  The same seed draws the same operations in each thread;
  * with -p 1 -j 1 -n OPS a run is replayed exactly.
+ *
+ * -w changes how often operations are drawn (OP is a name of the operation
+ * counts printed at the end; "nocow=0" leaves out NOCOW files).
+ *
+ * -S calls fsync after every operation, so that an error it reports is
+ * charged to the operation that left it.
  *
  * -X flips a bit of the oracle after the first cycle: the whole-file check
  * must then fail (a check of the checks).
@@ -121,7 +127,7 @@ enum { OPS(X_ENUM) NR_OPS };
 #define X_NAME(id, name, w) name,
 static const char *const opname[NR_OPS] = { OPS(X_NAME) };
 #define X_W(id, name, w) w,
-static const unsigned int opweight[NR_OPS] = { OPS(X_W) };
+static unsigned int opweight[NR_OPS] = { OPS(X_W) };
 
 struct ofile {
 	pthread_mutex_t lock;
@@ -167,6 +173,7 @@ static int nmodes;
 static int logfd = -1;
 static long long deadline_ns;
 static int passed, failed;
+static bool sync_each;	/* -S: fsync after every operation */
 static bool inject;	/* -X: corrupt the oracle once, to show the checks fail */
 
 static long long now_ns(void)
@@ -695,9 +702,12 @@ static int64_t enc_read_check(struct ctx *c, int fi, int fd, int64_t pos, int64_
 		     strerror(errno));
 		return -1;
 	}
-	op_add(c, " [%jd:%s len=%" PRIu64 " ulen=%" PRIu64 " uoff=%" PRIu64 " ret=%zd]",
-	       (intmax_t)pos, compname(enc.compression), enc.len, enc.unencoded_len,
-	       enc.unencoded_offset, ret);
+	if (ret)
+		op_add(c, " [%jd:%s len=%" PRIu64 " ulen=%" PRIu64 " uoff=%" PRIu64 " ret=%zd]",
+		       (intmax_t)pos, compname(enc.compression), enc.len, enc.unencoded_len,
+		       enc.unencoded_offset, ret);
+	else
+		op_add(c, " [%jd:eof]", (intmax_t)pos);
 	if (pos >= size) {
 		if (ret)
 			fail(c, fi, "encoded read past EOF", "%s at %jd, size %jd: returned %zd",
@@ -1778,6 +1788,24 @@ static void *worker(void *arg)
 		case OP_NOCOW: op_nocow(c, fa); break;
 		case OP_GROUP: op_group(c, fa); break;
 		}
+		if (sync_each) {
+			/* Which operation leaves an error for fsync to report. */
+			int i;
+
+			for (i = 0; i < (two && fb != fa ? 2 : 1); i++) {
+				int f = i ? fb : fa, fd;
+				char path[256];
+
+				fpath(f, path, sizeof(path));
+				fd = open(path, O_RDONLY | O_CLOEXEC);
+				if (fd < 0)
+					continue;
+				if (fsync(fd))
+					fail(c, f, "fsync after the operation", "f%02d: %s", f,
+					     strerror(errno));
+				close(fd);
+			}
+		}
 		op_end(c, fa, two ? fb : -1);
 		unlock2(fa, fb);
 		__atomic_add_fetch(&sh->ops[op], 1, __ATOMIC_RELAXED);
@@ -2237,8 +2265,30 @@ static void run_mode(int mode, long long secs)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: stress -D DEV [-M MNT] [-s SEED] [-t SECONDS] [-n OPS] [-p PROCS] [-j THREADS] [-f FILES] [-c CYCLES] [-o OPTS]... [-l OPLOG] [-R DEV2] [-X]\n");
+	fprintf(stderr, "usage: stress -D DEV [-M MNT] [-s SEED] [-t SECONDS] [-n OPS] [-p PROCS] [-j THREADS] [-f FILES] [-c CYCLES] [-o OPTS]... [-l OPLOG] [-R DEV2] [-X] [-S] [-w OP=WEIGHT,...]\n");
 	exit(2);
+}
+
+static void set_weights(char *arg)
+{
+	char *tok, *save = NULL;
+	int i;
+
+	for (tok = strtok_r(arg, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		char *eq = strchr(tok, '=');
+
+		if (!eq)
+			usage();
+		*eq = '\0';
+		for (i = 0; i < NR_OPS; i++)
+			if (!strcmp(opname[i], tok))
+				break;
+		if (i == NR_OPS) {
+			fprintf(stderr, "stress: no operation %s\n", tok);
+			usage();
+		}
+		opweight[i] = atoi(eq + 1);
+	}
 }
 
 int main(int argc, char **argv)
@@ -2247,7 +2297,7 @@ int main(int argc, char **argv)
 	long long start;
 	int opt, i;
 
-	while ((opt = getopt(argc, argv, "D:M:s:t:n:p:j:f:c:o:l:R:X")) != -1) {
+	while ((opt = getopt(argc, argv, "D:M:s:t:n:p:j:f:c:o:l:R:Xw:S")) != -1) {
 		switch (opt) {
 		case 'D': dev = optarg; break;
 		case 'M': mnt = optarg; break;
@@ -2265,6 +2315,8 @@ int main(int argc, char **argv)
 		case 'l': oplog_path = optarg; break;
 		case 'R': dev2 = optarg; break;
 		case 'X': inject = true; break;
+		case 'S': sync_each = true; break;
+		case 'w': set_weights(optarg); break;
 		default: usage();
 		}
 	}
@@ -2306,6 +2358,10 @@ int main(int argc, char **argv)
 		mkdir(mnt2, 0755);
 	signal(SIGPIPE, SIG_IGN);
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	printf("stress: weights:");
+	for (i = 0; i < NR_OPS; i++)
+		printf(" %s=%u", opname[i], opweight[i]);
+	printf("\n");
 	printf("stress: seed %" PRIu64 ", %lld s, %" PRIu64 " operations at most (0: no limit), %d processes x %d threads, %d files, %d cycles per mode, op log %s\n",
 	       seed, seconds, op_total, nprocs, nthreads, nfiles, ncycles,
 	       oplog_path ? oplog_path : "(none)");
