@@ -48,6 +48,12 @@
  * -X flips a bit of the oracle after the first cycle: the whole-file check
  * must then fail (a check of the checks).
  *
+ * Power cuts: "-W DIR -C CYCLE" runs the operations (no unlink, rename,
+ * snapshot or NOCOW) on files in DIR of a mounted btrfs until the host
+ * kills the machine; now and then a file is fsynced and reported as
+ * "acked CYCLE NAME SIZE CRC" and never touched again. "-W DIR -V ACKED",
+ * after the reboot, checks every file in the ACKED lines.
+ *
  * Prints one line per check ("ok"/"FAIL"), the operations by kind, and
  * "N passed, N failed"; exits 1 if a check failed, 2 on a setup error.
  */
@@ -120,7 +126,7 @@ struct enc_iov {
 	X(PUNCH, "punch", 3) X(PREALLOC, "prealloc", 3) X(CLONE, "clone", 5) \
 	X(DEDUPE, "dedupe", 2) X(FSYNC, "fsync", 3) X(FDATASYNC, "fdatasync", 3) \
 	X(UNLINK, "unlink", 1) X(RENAME, "rename", 2) X(NOCOW, "nocow", 1) \
-	X(GROUP, "group", 8) X(SNAPSHOT, "snapshot", 1)
+	X(GROUP, "group", 8) X(SNAPSHOT, "snapshot", 1) X(FREEZE, "freeze", 0)
 
 #define X_ENUM(id, name, w) OP_##id,
 enum { OPS(X_ENUM) NR_OPS };
@@ -134,6 +140,7 @@ struct ofile {
 	int64_t size;
 	int exists;
 	int nocow;
+	unsigned int gen;	/* power cuts: the file's generation */
 	unsigned int hist_next;
 	char hist[HIST][HISTLEN];
 };
@@ -557,9 +564,18 @@ static unsigned char *fdata(int fi)
 	return content + (size_t)fi * MAXSIZE;
 }
 
+static void run_proc(int p, int cycle, int mode);
+
+/* Power cuts (-W): the cycle that writes, or -1. */
+static int pc_cycle = -1;
+static const char *pc_dir, *pc_acked;
+
 static void fpath(int fi, char *buf, size_t len)
 {
-	snprintf(buf, len, "%s/d/f%02d", mnt, fi);
+	if (pc_dir)
+		snprintf(buf, len, "%s/c%d-f%02d-g%u", pc_dir, pc_cycle, fi, sh->f[fi].gen);
+	else
+		snprintf(buf, len, "%s/d/f%02d", mnt, fi);
 }
 
 static void set_size(int fi, int64_t size)
@@ -1370,6 +1386,111 @@ static void op_nocow(struct ctx *c, int fi)
 	close(fd);
 }
 
+/*
+ * Power cuts: fsync the file and tell the host (on the console) its name,
+ * size and CRC; it is never touched again, and the slot takes a new file.
+ * After the cut and a reboot every file told about must read back whole.
+ */
+static void op_freeze(struct ctx *c, int fi)
+{
+	struct ofile *f = &sh->f[fi];
+	char path[256];
+	uLong crc;
+	int fd;
+
+	fd = open_file(c, fi, O_RDWR);
+	if (fd < 0)
+		return;
+	if (fsync(fd)) {
+		fail(c, fi, "fsync", "%s", strerror(errno));
+		close(fd);
+		return;
+	}
+	close(fd);
+	fpath(fi, path, sizeof(path));
+	crc = crc32(0, fdata(fi), f->size);
+	op_add(c, " %s size=%jd crc=%08lx", strrchr(path, '/') + 1, (intmax_t)f->size, crc);
+	pthread_mutex_lock(&sh->print_lock);
+	printf("acked %d %s %jd %08lx\n", pc_cycle, strrchr(path, '/') + 1, (intmax_t)f->size,
+	       crc);
+	fflush(stdout);
+	pthread_mutex_unlock(&sh->print_lock);
+	f->gen++;
+	f->exists = 0;
+	f->nocow = 0;
+	set_size(fi, 0);
+}
+
+/* After the cut: every acked file whole. */
+static int pc_verify(void)
+{
+	unsigned char *buf = malloc(MAXSIZE);
+	int intact = 0, bad = 0, cycle;
+	FILE *in = fopen(pc_acked, "r");
+	char line[512], name[256];
+	unsigned long want;
+	intmax_t size;
+
+	if (!in || !buf) {
+		perror(pc_acked);
+		return 2;
+	}
+	while (fgets(line, sizeof(line), in)) {
+		char path[600];
+		struct stat st;
+		ssize_t n;
+		int fd;
+
+		if (sscanf(line, "acked %d %255s %jd %lx", &cycle, name, &size, &want) != 4)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", pc_dir, name);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0) {
+			printf("verify: cycle %d: %s: %s\n", cycle, name, strerror(errno));
+			bad++;
+			continue;
+		}
+		n = fstat(fd, &st) ? -1 : pread(fd, buf, MAXSIZE, 0);
+		close(fd);
+		if (n < 0 || st.st_size != size || n != size) {
+			printf("verify: cycle %d: %s: size %jd (read %zd), acked %jd\n", cycle,
+			       name, (intmax_t)st.st_size, n, size);
+			bad++;
+		} else if (crc32(0, buf, n) != want) {
+			printf("verify: cycle %d: %s: CRC %08lx, acked %08lx\n", cycle, name,
+			       crc32(0, buf, n), want);
+			bad++;
+		} else {
+			intact++;
+		}
+	}
+	fclose(in);
+	printf("verify: %d acked files intact, %d bad\n", intact, bad);
+	return bad ? 1 : 0;
+}
+
+/* Until the host cuts the power. */
+static int pc_write(void)
+{
+	int p;
+
+	opweight[OP_UNLINK] = opweight[OP_RENAME] = opweight[OP_SNAPSHOT] = 0;
+	opweight[OP_NOCOW] = 0;
+	opweight[OP_FREEZE] = 6;
+	printf("writing cycle %d\n", pc_cycle);
+	fflush(stdout);
+	deadline_ns = now_ns() + 3600 * 1000000000LL;
+	for (p = 0; p < nprocs; p++) {
+		if (!fork()) {
+			run_proc(p, pc_cycle, 0);
+			_exit(0);
+		}
+	}
+	while (wait(NULL) > 0)
+		;
+	return 0;
+}
+
 /* ------------------------------------------------------------------ */
 /* Groups: concurrent writes to one file at disjoint ranges.           */
 
@@ -1428,7 +1549,7 @@ static void *sub_run(void *arg)
 	return NULL;
 }
 
-static void op_group(struct ctx *c, int fi)
+static void op_group(struct ctx *c, int fi, bool force_extend)
 {
 	struct rng *r = &c->r;
 	int64_t size = sh->f[fi].size, cur, top = 0;
@@ -1436,7 +1557,7 @@ static void op_group(struct ctx *c, int fi)
 	pthread_t th[MAXGROUP + 2];
 	pthread_barrier_t bar;
 	int nw = 2 + below(r, MAXGROUP - 1), n, i, hi = 0, fd;
-	bool extend = chance(r, 65);
+	bool extend = force_extend || chance(r, 65);
 	unsigned char *bufs;
 
 	fd = open_file(c, fi, O_RDWR);
@@ -1786,7 +1907,8 @@ static void *worker(void *arg)
 		case OP_UNLINK: op_unlink(c, fa); break;
 		case OP_RENAME: op_rename(c, fa, fb); break;
 		case OP_NOCOW: op_nocow(c, fa); break;
-		case OP_GROUP: op_group(c, fa); break;
+		case OP_GROUP: op_group(c, fa, false); break;
+		case OP_FREEZE: op_freeze(c, fa); break;
 		}
 		if (sync_each) {
 			/* Which operation leaves an error for fsync to report. */
@@ -2204,6 +2326,22 @@ static void run_mode(int mode, long long secs)
 		result(sh->failures == f0 && !crashed,
 		       "%s, cycle %d: every operation's result as the oracle says (%" PRIu64 " failures)",
 		       mname, cycle + 1, sh->failures - f0);
+		/*
+		 * The last operation on every file: concurrent writes extending
+		 * it, so that the sizes they leave are what the remount sees.
+		 */
+		f0 = sh->failures;
+		for (fi = 0; fi < nfiles; fi++) {
+			pthread_mutex_lock(&sh->f[fi].lock);
+			op_begin(c, OP_GROUP, fi);
+			op_group(c, fi, true);
+			op_end(c, fi, -1);
+			pthread_mutex_unlock(&sh->f[fi].lock);
+		}
+		log_flush(c);
+		result(sh->failures == f0,
+		       "%s, cycle %d: a last group of extending writes on every file", mname,
+		       cycle + 1);
 		if (inject && !cycle) {
 			for (fi = 0; fi < nfiles && !sh->f[fi].size; fi++)
 				;
@@ -2265,7 +2403,9 @@ static void run_mode(int mode, long long secs)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: stress -D DEV [-M MNT] [-s SEED] [-t SECONDS] [-n OPS] [-p PROCS] [-j THREADS] [-f FILES] [-c CYCLES] [-o OPTS]... [-l OPLOG] [-R DEV2] [-X] [-S] [-w OP=WEIGHT,...]\n");
+	fprintf(stderr, "usage: stress -D DEV [-M MNT] [-s SEED] [-t SECONDS] [-n OPS] [-p PROCS] [-j THREADS] [-f FILES] [-c CYCLES] [-o OPTS]... [-l OPLOG] [-R DEV2] [-X] [-S] [-w OP=WEIGHT,...]\n"
+			"       stress -W DIR -C CYCLE [-s SEED] [-p PROCS] [-j THREADS]   (power cuts: write)\n"
+			"       stress -W DIR -V ACKED                                      (power cuts: verify)\n");
 	exit(2);
 }
 
@@ -2297,7 +2437,7 @@ int main(int argc, char **argv)
 	long long start;
 	int opt, i;
 
-	while ((opt = getopt(argc, argv, "D:M:s:t:n:p:j:f:c:o:l:R:Xw:S")) != -1) {
+	while ((opt = getopt(argc, argv, "D:M:s:t:n:p:j:f:c:o:l:R:Xw:SW:C:V:")) != -1) {
 		switch (opt) {
 		case 'D': dev = optarg; break;
 		case 'M': mnt = optarg; break;
@@ -2316,11 +2456,14 @@ int main(int argc, char **argv)
 		case 'R': dev2 = optarg; break;
 		case 'X': inject = true; break;
 		case 'S': sync_each = true; break;
+		case 'W': pc_dir = optarg; break;
+		case 'C': pc_cycle = atoi(optarg); break;
+		case 'V': pc_acked = optarg; break;
 		case 'w': set_weights(optarg); break;
 		default: usage();
 		}
 	}
-	if (!dev || nprocs < 1 || nprocs > 64 || nthreads < 1 || nthreads > 64 ||
+	if ((!dev && !pc_dir) || (pc_dir && pc_cycle < 0 && !pc_acked) || nprocs < 1 || nprocs > 64 || nthreads < 1 || nthreads > 64 ||
 	    nfiles < 2 || nfiles > MAXFILES || ncycles < 1)
 		usage();
 	if (!nmodes) {
@@ -2353,6 +2496,10 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
+	if (pc_dir && pc_acked)
+		return pc_verify();
+	if (pc_dir)
+		return pc_write();
 	mkdir(mnt, 0755);
 	if (dev2)
 		mkdir(mnt2, 0755);
