@@ -111,7 +111,7 @@ powercut: build
 	scripts/powercut $(POWERCUT)
 
 # The defconfigs people build, with the test fragments (x86_64) or btrfs
-# (arm64) on top: long cold builds (see README). sparse-check then compares
+# (arm64) on top: long cold builds (see docs/testing.md). sparse-check then compares
 # gcc's and sparse's warnings in the series' C files with the base's.
 check-defconfig: check-defconfig-x86_64 check-defconfig-arm64
 
