@@ -17,6 +17,8 @@
 #                     and compare the series' files' warnings with the base
 #   make check-sparse sparse on the files the series changes, against the base
 #   make bisect       build after each patch, name the first that breaks
+#   make bisect-boot  the same, and boot at the end of each feature group
+#                     to run the selftests that exist there
 #   make bench      run the benchmarks of bench/ in one boot of the built
 #                   kernel; writes results/bench.md and plots (no build);
 #                   ONLY="send encoded_write" reruns some and replaces
@@ -38,7 +40,7 @@ SELFTESTS ?= core filesystems/epoll filesystems/encoded_io
 KERNEL := build/linux/out-x86_64/arch/x86/boot/bzImage
 
 .PHONY: all demo check gates tree export apply-check checkpatch syscall-check build \
-	selftests vm clean check-arm64 check-i386 bisect bench man mbox mbox-check check-debug \
+	selftests vm clean check-arm64 check-i386 bisect bisect-boot bench man mbox mbox-check check-debug \
 	powercut hostile trinity check-defconfig check-defconfig-x86_64 check-defconfig-arm64 \
 	check-sparse stress
 
@@ -129,6 +131,9 @@ check-sparse: build/linux/.git/series-stamp
 
 bisect: build
 	scripts/bisect-build
+
+bisect-boot: build
+	SELFTESTS="$(SELFTESTS)" scripts/bisect-build -b
 
 # Uses the kernel and headers already built; never starts a kernel build.
 bench:
