@@ -65,6 +65,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../lib/enc_iov.h"
+#include "../lib/rng.h"
+
 /* The interface under test (x86 values; <linux/fs.h> of the series agrees). */
 #ifndef O_ALLOW_ENCODED
 #define O_ALLOW_ENCODED 040000000
@@ -81,14 +84,6 @@
 #define NR_EPOLL_PWAIT2		441
 #define NR_CLOSE_RANGE		436
 #define NR_OPENAT2		437
-
-struct enc_iov {
-	uint64_t len;
-	uint64_t unencoded_len;
-	uint64_t unencoded_offset;
-	uint32_t compression;
-	uint32_t encryption;
-};
 
 #define ENC_NONE	0
 #define ENC_ZLIB	1
@@ -410,30 +405,7 @@ static bool check_result(enum sysno s, uint64_t call, const struct allow *a, lon
 }
 
 /* ------------------------------------------------------------------ */
-/* Random numbers: splitmix64, one generator per thread of calls.      */
-
-struct rng {
-	uint64_t s;
-};
-
-static uint64_t rnd(struct rng *r)
-{
-	uint64_t z = (r->s += 0x9E3779B97F4A7C15ULL);
-
-	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-	z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-	return z ^ (z >> 31);
-}
-
-static uint64_t below(struct rng *r, uint64_t n)
-{
-	return n ? rnd(r) % n : 0;
-}
-
-static bool chance(struct rng *r, unsigned int percent)
-{
-	return below(r, 100) < percent;
-}
+/* Random numbers: struct rng, rng_next(), below(), chance() in rng.h.  */
 
 static uint64_t pick(struct rng *r, const uint64_t *v, size_t n)
 {
@@ -618,7 +590,7 @@ static void do_epoll(struct rng *r)
 	evk = pick_ptr(r, 75, true);
 	maxevents = chance(r, 75) ? (int)(1 + below(r, 16)) :
 		(int)PICK(r, 0, (uint64_t)-1, (uint64_t)INT_MIN, EP_MAX_EVENTS,
-			  EP_MAX_EVENTS + 1, INT_MAX, rnd(r));
+			  EP_MAX_EVENTS + 1, INT_MAX, rng_next(r));
 	tk = chance(r, 15) ? P_NULL : pick_ptr(r, 80, false);
 	switch (below(r, 24)) {
 	case 0: case 1: case 2: case 3: case 4: ts = (struct kts){ 0, 0 }; break;
@@ -635,11 +607,11 @@ static void do_epoll(struct rng *r)
 	case 20: ts = (struct kts){ 0, LLONG_MAX }; break;
 	case 21: ts = (struct kts){ 0, LLONG_MIN }; break;
 	case 22: ts = (struct kts){ -(long long)below(r, 100), -(long long)below(r, 100) }; break;
-	default: ts = (struct kts){ (long long)rnd(r), (long long)rnd(r) }; break;
+	default: ts = (struct kts){ (long long)rng_next(r), (long long)rng_next(r) }; break;
 	}
 	mk = chance(r, 40) ? P_NULL : pick_ptr(r, 80, false);
-	mask = rnd(r);
-	sigsetsize = chance(r, 85) ? 8 : PICK(r, 0, 4, 7, 9, 16, 128, SIZE_MAX, rnd(r));
+	mask = rng_next(r);
+	sigsetsize = chance(r, 85) ? 8 : PICK(r, 0, 4, 7, 9, 16, 128, SIZE_MAX, rng_next(r));
 	efd_ready = chance(r, 25);
 	pipe_ready = chance(r, 15);
 
@@ -793,11 +765,11 @@ static void cr_args(struct rng *r, unsigned int *first, unsigned int *last, unsi
 
 	*first = chance(r, 60) ? below(r, 600) : pick(r, edges, sizeof(edges) / 8);
 	*last = chance(r, 25) ? UINT_MAX : chance(r, 50) ? *first + below(r, 300) :
-		chance(r, 50) ? pick(r, edges, sizeof(edges) / 8) : (unsigned int)rnd(r);
+		chance(r, 50) ? pick(r, edges, sizeof(edges) / 8) : (unsigned int)rng_next(r);
 	if (chance(r, 5))
 		*last = *first - 1;	/* reversed */
 	switch (below(r, 10)) {
-	case 0: *flags = rnd(r); break;
+	case 0: *flags = rng_next(r); break;
 	case 1: *flags = 1U << below(r, 32); break;
 	case 2: case 3: *flags = CLOSE_RANGE_CLOEXEC_F; break;
 	case 4: *flags = CLOSE_RANGE_UNSHARE_F | CLOSE_RANGE_CLOEXEC_F; break;
@@ -1001,7 +973,7 @@ static void close_range_child(uint64_t round_seed)
 
 	/* Concurrent: two closers, an unsharer and a descriptor maker. */
 	for (i = 0; i < 4; i++) {
-		b[i].seed = rnd(&r);
+		b[i].seed = rng_next(&r);
 		b[i].role = i < 2 ? 1 : i == 2 ? 2 : 0;
 		if (pthread_create(&th[i], NULL, burst_thread, &b[i]))
 			_exit(4);
@@ -1013,7 +985,7 @@ static void close_range_child(uint64_t round_seed)
 
 static void do_close_range_round(struct rng *r)
 {
-	uint64_t round_seed = rnd(r), call = __atomic_load_n(&sh->calls, __ATOMIC_RELAXED);
+	uint64_t round_seed = rng_next(r), call = __atomic_load_n(&sh->calls, __ATOMIC_RELAXED);
 	int status;
 	pid_t pid;
 
@@ -1172,7 +1144,7 @@ static struct pfile *make_btrfs_file(const char *name, const char *comp, size_t 
 		struct rng r = { size };
 
 		for (i = 0; i < size; i++)
-			buf[i] = rnd(&r);
+			buf[i] = rng_next(&r);
 	}
 	if (how == 2) {
 		/* data, a hole, preallocated space, more data */
@@ -1820,31 +1792,31 @@ static void do_enc_write(struct rng *r)
 		enc.len = below(r, 3) ? enc.unencoded_len : below(r, enc.unencoded_len + 1);
 		payload_len = PICK(r, 4096, 8192, below(r, 64 * KIB));
 		for (i = 0; i < payload_len; i++)
-			wpayload[i] = rnd(r);
+			wpayload[i] = rng_next(r);
 	}
 	if (chance(r, 20))
-		enc.compression = PICK(r, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, UINT32_MAX, rnd(r));
+		enc.compression = PICK(r, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, UINT32_MAX, rng_next(r));
 	if (chance(r, 8))
-		enc.encryption = PICK(r, 1, 2, UINT32_MAX, rnd(r));
+		enc.encryption = PICK(r, 1, 2, UINT32_MAX, rng_next(r));
 	if (chance(r, 15))
 		enc.unencoded_len = PICK(r, 0, enc.len - 1, 128 * KIB, 128 * KIB + 1, 132 * KIB,
-					 256 * KIB, 1ULL << 63, UINT64_MAX, rnd(r));
+					 256 * KIB, 1ULL << 63, UINT64_MAX, rng_next(r));
 	if (chance(r, 15))
 		enc.unencoded_offset = PICK(r, enc.unencoded_len, enc.unencoded_len + 1,
 					    UINT64_MAX, below(r, enc.unencoded_len + 1));
 	if (chance(r, 15))
-		enc.len = PICK(r, 0, 1, 4095, 4096, 128 * KIB, MAX_LFS + 1, UINT64_MAX, rnd(r),
+		enc.len = PICK(r, 0, 1, 4095, 4096, 128 * KIB, MAX_LFS + 1, UINT64_MAX, rng_next(r),
 			       enc.unencoded_len - enc.unencoded_offset + 1);
 	if (chance(r, 15)) {
 		payload_len = PICK(r, 0, 1, 4096, payload_len ? payload_len - 1 : 0,
 				   payload_len + 4096, 128 * KIB, 128 * KIB + 4096, DATA_ROOM);
 		for (i = real ? t->size : 0; i < payload_len; i++)
-			wpayload[i] = rnd(r);
+			wpayload[i] = rng_next(r);
 	}
 	if (real && chance(r, 15)) {
 		/* Undecodable data that says it is compressed. */
 		for (i = 0; i < payload_len; i++)
-			wpayload[i] = rnd(r);
+			wpayload[i] = rng_next(r);
 		real = false;
 	}
 	switch (below(r, 10)) {

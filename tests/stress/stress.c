@@ -85,18 +85,13 @@
 #include <zlib.h>
 #include <zstd.h>
 
+#include "../lib/enc_iov.h"
+#include "../lib/rng.h"
+
 #ifndef O_ALLOW_ENCODED
 #define O_ALLOW_ENCODED 040000000
 #endif
 #define X_RWF_ENCODED	0x20
-
-struct enc_iov {
-	uint64_t len;
-	uint64_t unencoded_len;
-	uint64_t unencoded_offset;
-	uint32_t compression;
-	uint32_t encryption;
-};
 
 #define C_NONE	0
 #define C_ZLIB	1
@@ -193,30 +188,7 @@ static long long now_ns(void)
 }
 
 /* ------------------------------------------------------------------ */
-/* Random numbers: splitmix64, one generator per thread.               */
-
-struct rng {
-	uint64_t s;
-};
-
-static uint64_t next64(struct rng *r)
-{
-	uint64_t z = (r->s += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
-static uint64_t below(struct rng *r, uint64_t n)
-{
-	return n ? next64(r) % n : 0;
-}
-
-static bool chance(struct rng *r, unsigned int percent)
-{
-	return below(r, 100) < percent;
-}
+/* Random numbers: struct rng, rng_next(), below(), chance() in rng.h.  */
 
 /*
  * The data of an operation, from its own seed (logged): stretches of
@@ -259,7 +231,7 @@ static void gen_data(uint64_t dseed, unsigned char *buf, size_t len)
 			memset(buf + pos, 0, seg);
 		} else {
 			for (; i < seg; i++)
-				buf[pos + i] = (unsigned char)next64(&r);
+				buf[pos + i] = (unsigned char)rng_next(&r);
 		}
 		pos += seg;
 	}
@@ -882,7 +854,7 @@ static ssize_t ewrite_do(int fd, const struct ewrite *w, unsigned char *zbuf)
 static void ewrite_shape(struct rng *r, struct ewrite *w)
 {
 	w->comp = 1 + below(r, 3);
-	w->dseed = next64(r);
+	w->dseed = rng_next(r);
 	if (chance(r, 65))
 		w->ulen = SECTOR * (1 + below(r, MAX_UNENC / SECTOR));
 	else
@@ -1024,7 +996,7 @@ static void op_write(struct ctx *c, int fi, bool direct)
 {
 	struct rng *r = &c->r;
 	int64_t size = sh->f[fi].size, off;
-	uint64_t dseed = next64(r);
+	uint64_t dseed = rng_next(r);
 	size_t len;
 	ssize_t n;
 	int fd;
@@ -1060,7 +1032,7 @@ static void op_mmap(struct ctx *c, int fi)
 {
 	struct rng *r = &c->r;
 	int64_t size = sh->f[fi].size, off, moff;
-	uint64_t dseed = next64(r);
+	uint64_t dseed = rng_next(r);
 	size_t len, mlen;
 	unsigned char *m;
 	int fd;
@@ -1160,6 +1132,20 @@ static void op_falloc(struct ctx *c, int fi, bool punch)
 	close(fd);
 }
 
+/* The source of a clone or dedupe read-only, its destination read-write. */
+static bool open_pair(struct ctx *c, int fa, int fb, int *fda, int *fdb)
+{
+	*fda = open_file(c, fa, O_RDONLY);
+	if (*fda < 0)
+		return false;
+	*fdb = open_file(c, fb, O_RDWR);
+	if (*fdb < 0) {
+		close(*fda);
+		return false;
+	}
+	return true;
+}
+
 /* @fa and @fb locked (the same file: once). */
 static void op_clone(struct ctx *c, int fa, int fb)
 {
@@ -1197,14 +1183,8 @@ static void op_clone(struct ctx *c, int fa, int fb)
 		op_add(c, " f%02d no room", fb);
 		return;
 	}
-	fda = open_file(c, fa, O_RDONLY);
-	if (fda < 0)
+	if (!open_pair(c, fa, fb, &fda, &fdb))
 		return;
-	fdb = open_file(c, fb, O_RDWR);
-	if (fdb < 0) {
-		close(fda);
-		return;
-	}
 	op_add(c, " -> f%02d soff=%jd len=%jd doff=%jd sizes=%jd,%jd", fb, (intmax_t)soff,
 	       (intmax_t)len, (intmax_t)doff, (intmax_t)sa, (intmax_t)sb);
 	fcr.src_fd = fda;
@@ -1256,14 +1236,8 @@ static void op_dedupe(struct ctx *c, int fa, int fb)
 		op_add(c, " overlap");
 		return;
 	}
-	fda = open_file(c, fa, O_RDONLY);
-	if (fda < 0)
+	if (!open_pair(c, fa, fb, &fda, &fdb))
 		return;
-	fdb = open_file(c, fb, O_RDWR);
-	if (fdb < 0) {
-		close(fda);
-		return;
-	}
 	op_add(c, " -> f%02d soff=%jd len=%jd doff=%jd", fb, (intmax_t)soff, (intmax_t)len,
 	       (intmax_t)doff);
 	if (chance(r, 60)) {
@@ -1650,7 +1624,7 @@ static void op_group(struct ctx *c, int fi, bool force_extend)
 			s->len = s->w.len;
 		} else {
 			s->len = SECTOR * (1 + below(r, 32));
-			s->dseed = next64(r);
+			s->dseed = rng_next(r);
 		}
 		if (cur + (int64_t)s->len > MAXSIZE)
 			break;
