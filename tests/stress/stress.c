@@ -302,9 +302,15 @@ static long encode(uint32_t comp, const unsigned char *in, size_t len, unsigned 
 	return encode_lzo(in, len, out, cap);
 }
 
-/* Decode into @out (@cap bytes); the decoded size or -1 (@why says why). */
-static long decode(uint32_t comp, const unsigned char *in, size_t in_len, unsigned char *out,
-		   size_t cap, const char **why)
+/*
+ * Decode into @out (@cap bytes); the decoded size or -1 (@why says why).
+ * The last extent of a file may decode to fewer bytes than unencoded_len,
+ * and zeroes stand for the rest; but a decoder may have scribbled there
+ * (libzstd's wild copies write up to 32 bytes past the end of what it
+ * produced), so the rest is zeroed after decoding, not before.
+ */
+static long decode_raw(uint32_t comp, const unsigned char *in, size_t in_len, unsigned char *out,
+		       size_t cap, const char **why)
 {
 	*why = "";
 	if (comp == C_ZLIB) {
@@ -385,6 +391,16 @@ static long decode(uint32_t comp, const unsigned char *in, size_t in_len, unsign
 	}
 	*why = "unknown compression";
 	return -1;
+}
+
+static long decode(uint32_t comp, const unsigned char *in, size_t in_len, unsigned char *out,
+		   size_t cap, const char **why)
+{
+	long n = decode_raw(comp, in, in_len, out, cap, why);
+
+	if (n >= 0)
+		memset(out + n, 0, cap - n);
+	return n;
 }
 
 static const char *compname(uint32_t c)
@@ -731,14 +747,14 @@ static int64_t enc_read_check(struct ctx *c, int fi, int fd, int64_t pos, int64_
 		     enc.unencoded_offset);
 		return -1;
 	}
-	memset(c->dec, 0, MAX_UNENC);
 	dlen = decode(enc.compression, c->rbuf, ret, c->dec, enc.unencoded_len, &why);
 	if (dlen < 0) {
 		fail(c, fi, "encoded read undecodable", "%s at %jd: %s extent of %zd bytes: %s",
 		     what, (intmax_t)pos, compname(enc.compression), ret, why);
 		return -1;
 	}
-	/* A last extent may decode short of unencoded_len: zeroes follow. */
+	if ((uint64_t)dlen != enc.unencoded_len)
+		op_add(c, " decoded=%ld", dlen);
 	return check_data(c, fi, what, c->dec + enc.unencoded_offset, pos, n) ?
 	       (int64_t)enc.len : -1;
 }
@@ -1028,6 +1044,48 @@ static void op_write(struct ctx *c, int fi, bool direct)
 	close(fd);
 }
 
+/*
+ * Linux 5.10's direct I/O (iomap) sets EIO on the mapping when it cannot
+ * invalidate page cache that a concurrent buffered read brought in over
+ * the range it wrote ("Page cache invalidation failure on direct I/O" in
+ * the kernel log); the next fsync or msync reports it although the data
+ * on disk is right (the whole-file checks verify that). It happens without encoded
+ * I/O, on the base kernel's btrfs as on any iomap file system, so such an
+ * EIO is counted, not failed. Any other error fails.
+ */
+static bool dio_collision_logged(void)
+{
+	static const char msg[] = "Page cache invalidation failure on direct I/O";
+	char rec[4096];
+	bool found = false;
+	ssize_t n;
+	int fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+
+	if (fd < 0)
+		return false;
+	while (!found) {
+		n = read(fd, rec, sizeof(rec) - 1);
+		if (n < 0 && errno == EPIPE)
+			continue;
+		if (n <= 0)
+			break;
+		rec[n] = '\0';
+		found = strstr(rec, msg) != NULL;
+	}
+	close(fd);
+	return found;
+}
+
+static void sync_failed(struct ctx *c, int fi, const char *kind, int err)
+{
+	if (err == EIO && dio_collision_logged()) {
+		__atomic_add_fetch(&sh->dio_collisions, 1, __ATOMIC_RELAXED);
+		op_add(c, " EIO(dio collision)");
+		return;
+	}
+	fail(c, fi, kind, "%s", strerror(err));
+}
+
 static void op_mmap(struct ctx *c, int fi)
 {
 	struct rng *r = &c->r;
@@ -1059,7 +1117,7 @@ static void op_mmap(struct ctx *c, int fi)
 	}
 	memcpy(m + (off - moff), c->data, len);
 	if (chance(r, 50) && msync(m, mlen, MS_SYNC))
-		fail(c, fi, "msync", "%s", strerror(errno));
+		sync_failed(c, fi, "msync", errno);
 	munmap(m, mlen);
 	apply(fi, off, c->data, len);
 	check_size(c, fi, fd, "mmap write");
@@ -1279,48 +1337,6 @@ static void op_dedupe(struct ctx *c, int fa, int fb)
 out:
 	close(fda);
 	close(fdb);
-}
-
-/*
- * Linux 5.10's direct I/O (iomap) sets EIO on the mapping when it cannot
- * invalidate page cache that a concurrent buffered read brought in over
- * the range it wrote ("Page cache invalidation failure on direct I/O" in
- * the kernel log); the next fsync reports it although the data on disk is
- * right (the whole-file checks verify that). It happens without encoded
- * I/O, on the base kernel's btrfs as on any iomap file system, so such an
- * EIO is counted, not failed. Any other fsync error fails.
- */
-static bool dio_collision_logged(void)
-{
-	static const char msg[] = "Page cache invalidation failure on direct I/O";
-	char rec[4096];
-	bool found = false;
-	ssize_t n;
-	int fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-
-	if (fd < 0)
-		return false;
-	while (!found) {
-		n = read(fd, rec, sizeof(rec) - 1);
-		if (n < 0 && errno == EPIPE)
-			continue;
-		if (n <= 0)
-			break;
-		rec[n] = '\0';
-		found = strstr(rec, msg) != NULL;
-	}
-	close(fd);
-	return found;
-}
-
-static void sync_failed(struct ctx *c, int fi, const char *kind, int err)
-{
-	if (err == EIO && dio_collision_logged()) {
-		__atomic_add_fetch(&sh->dio_collisions, 1, __ATOMIC_RELAXED);
-		op_add(c, " EIO(dio collision)");
-		return;
-	}
-	fail(c, fi, kind, "%s", strerror(err));
 }
 
 static void op_sync(struct ctx *c, int fi, bool data_only)
