@@ -302,13 +302,7 @@ static long encode(uint32_t comp, const unsigned char *in, size_t len, unsigned 
 	return encode_lzo(in, len, out, cap);
 }
 
-/*
- * Decode into @out (@cap bytes); the decoded size or -1 (@why says why).
- * The last extent of a file may decode to fewer bytes than unencoded_len,
- * and zeroes stand for the rest; but a decoder may have scribbled there
- * (libzstd's wild copies write up to 32 bytes past the end of what it
- * produced), so the rest is zeroed after decoding, not before.
- */
+/* Decode into @out (@cap bytes); the decoded size or -1 (@why says why). */
 static long decode_raw(uint32_t comp, const unsigned char *in, size_t in_len, unsigned char *out,
 		       size_t cap, const char **why)
 {
@@ -393,6 +387,13 @@ static long decode_raw(uint32_t comp, const unsigned char *in, size_t in_len, un
 	return -1;
 }
 
+/*
+ * decode_raw(), then zeroes for the rest of @out. The last extent of a file
+ * may decode to fewer bytes than unencoded_len, and zeroes stand for the
+ * rest; but a decoder may have written there (libzstd may leave bytes
+ * anywhere past the end of what it produced), so the rest is zeroed after
+ * decoding, not before.
+ */
 static long decode(uint32_t comp, const unsigned char *in, size_t in_len, unsigned char *out,
 		   size_t cap, const char **why)
 {
