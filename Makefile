@@ -52,7 +52,7 @@ build/demo: demo/demo.c build
 	$(CC) -Wall -O2 -isystem build/linux/usr/include -o $@ demo/demo.c
 
 demo: build/demo
-	scripts/vm -t 600 $(CURDIR)/scripts/demo-guest $(CURDIR)/build/demo
+	scripts/vm -q -t 600 $(CURDIR)/scripts/demo-guest $(CURDIR)/build/demo
 
 check: gates build syscall-check mbox-check selftests stress-check
 	@echo "check: all passed"

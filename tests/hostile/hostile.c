@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * hostile: random and boundary arguments for the interfaces of the series,
- * every result checked against what the documentation (../shared/SPEC.md
- * and man/) allows.
+ * every result checked against what the documentation (the manual pages in
+ * man/ and the series' Documentation/filesystems/encoded_io.rst) allows.
  *
  *   hostile [-s SEED] [-t SECONDS] [-n CALLS] [-v] [DIR]
  *   hostile -T                     print the table of allowed results
