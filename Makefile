@@ -54,7 +54,13 @@ build/demo: demo/demo.c build
 demo: build/demo
 	scripts/vm -q -t 600 $(CURDIR)/scripts/demo-guest $(CURDIR)/build/demo
 
+# The known-flaky cases that passed only on a rerun are named again at the
+# end (scripts/selftests writes them to build/selftests.log.reran).
 check: gates build syscall-check mbox-check selftests stress-check
+	@if [ -s build/selftests.log.reran ]; then \
+		echo "check: known-flaky cases that needed a rerun (tests/known-flaky):"; \
+		sed 's/^/    /' build/selftests.log.reran; \
+	fi
 	@echo "check: all passed"
 
 # Cheap checks first, so a bad patch fails in seconds, not after a build.
