@@ -31,7 +31,10 @@
  *
  * Prints the calls per system call with their results, and each violation
  * as "VIOLATION seed=S call=N ..." (the first few of each kind); exits 1 if
- * there was any, 2 on a usage or setup error.
+ * there was any, 2 on a usage or setup error, and 3 if no encoded read or
+ * no encoded write succeeded: a kernel without encoded I/O, or without
+ * btrfs encoded writes, makes every encoded call fail as the rules allow
+ * and must not pass for that (nor a run too short to get one through).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -137,12 +140,12 @@ static const char *const sysname[NR_SYS] = {
 	R(RW_IOVLEN, "preadv2/pwritev2", EINVAL, "an iov_len > SSIZE_MAX") \
 	R(RW_IOV_ARRAY, "preadv2/pwritev2", EFAULT, "the iovec array not readable") \
 	R(RW_BUF_FAULT, "preadv2/pwritev2", EFAULT, "(may) iov[0] or a data buffer not accessible") \
-	R(RW_OFFSET, "preadv2/pwritev2", EINVAL, "offset < -1, or offset + total length beyond LLONG_MAX") \
+	R(RW_OFFSET, "preadv2/pwritev2", EINVAL, "offset < -1, or (not RWF_ENCODED) offset + total length beyond LLONG_MAX") \
 	R(RW_FLAGS, "preadv2/pwritev2", EOPNOTSUPP, "an unknown RWF_ flag") \
 	R(ENC_NOFLAG, "preadv2/pwritev2", EPERM, "RWF_ENCODED, file without O_ALLOW_ENCODED") \
 	R(ENC_NOTSUPP, "preadv2/pwritev2", EOPNOTSUPP, "RWF_ENCODED, file without encoded I/O (not a btrfs regular file)") \
-	R(ENC_IOV0, "preadv2/pwritev2", EINVAL, "RWF_ENCODED, no iov[0], or iov[0].iov_len < 32 or > PAGE_SIZE") \
-	R(R_NOWAIT, "preadv2", EAGAIN, "btrfs encoded read with RWF_NOWAIT") \
+	R(ENC_IOV0, "preadv2/pwritev2", EINVAL, "RWF_ENCODED, no iov[0], iovcnt 1 (no buffer for the data), or iov[0].iov_len < 32 or > PAGE_SIZE") \
+	R(ENC_NOWAIT, "preadv2/pwritev2", EOPNOTSUPP, "RWF_ENCODED with RWF_NOWAIT, btrfs file with O_ALLOW_ENCODED: encoded I/O may always block") \
 	R(R_NOBUFS, "preadv2", ENOBUFS, "(may) buffers after iov[0] smaller than 128 KiB and than the extent") \
 	R(W_NOT_IMPL, "pwritev2", EOPNOTSUPP, "btrfs encoded write on a kernel without them (found at start)") \
 	R(W_IOV0_FAULT, "pwritev2", EFAULT, "iov[0] not readable") \
@@ -150,12 +153,10 @@ static const char *const sysname[NR_SYS] = {
 	R(W_META, "pwritev2", EINVAL, "compression and encryption NONE, unknown values, unencoded_offset > unencoded_len or len > unencoded_len - unencoded_offset") \
 	R(W_APPEND, "pwritev2", EINVAL, "O_APPEND or RWF_APPEND") \
 	R(W_FBIG, "pwritev2", EFBIG, "offset + len beyond RLIMIT_FSIZE or the largest file size") \
+	R(W_RANGE, "pwritev2", EINVAL, "the file range, len bytes from offset, ends past LLONG_MAX") \
 	R(W_ALIGN, "pwritev2", EINVAL, "btrfs: offset not sector-aligned, or len not a multiple of the sector size short of i_size") \
-	R(W_LIMITS, "pwritev2", EINVAL, "btrfs: unencoded_len > 128 KiB, payload > unencoded_len rounded up to sectors, LZO variant not 4K") \
-	R(W_EMPTY, "pwritev2", EINVAL, "(may) btrfs: no payload, len 0 or unencoded_len 0") \
-	R(W_NOWAIT_AGAIN, "pwritev2", EAGAIN, "(may) RWF_NOWAIT") \
-	R(W_NOWAIT_INVAL, "pwritev2", EINVAL, "(may) RWF_NOWAIT not supported") \
-	R(W_NOWAIT_NOTSUPP, "pwritev2", EOPNOTSUPP, "(may) RWF_NOWAIT not supported") \
+	R(W_LIMITS, "pwritev2", EINVAL, "btrfs, len not 0: unencoded_len > 128 KiB, payload > unencoded_len rounded up to sectors, LZO variant not 4K, unencoded_offset not sector-aligned") \
+	R(W_EMPTY, "pwritev2", EINVAL, "btrfs, len not 0: no encoded bytes") \
 	R(W_NOSPC, "pwritev2", ENOSPC, "(may) the scratch file system is full") \
 	R(W_POISON_EIO, "pwritev2", EIO, "(may) the file has an extent written with undecodable data, which extending the file may have to read")
 
@@ -219,6 +220,8 @@ struct shared {
 	uint64_t err[NR_SYS][NR_ERRNO];
 	uint64_t hits[NR_RULES];
 	uint64_t violations;
+	uint64_t enc_read_ok;		/* encoded reads of btrfs data that succeeded */
+	uint64_t enc_write_ok;		/* encoded writes that succeeded */
 	uint64_t viol_head;		/* messages written */
 	uint64_t viol_tail;		/* messages printed */
 	char viol[VIOL_SLOTS][VIOL_LEN];
@@ -1568,7 +1571,9 @@ static void rw_rules(struct allow *a, const struct rw_call *c, bool write)
 		MUST(a, RW_IOVLEN);
 	if (c->off < -1)
 		MUST(a, RW_OFFSET);
-	else if (!pipe && c->pos >= 0 && c->cnt > 0 && (unsigned long long)c->pos + eff > LLONG_MAX)
+	else if (!(c->flags & HOST_RWF_ENCODED) && !pipe && c->pos >= 0 && c->cnt > 0 &&
+		 (unsigned long long)c->pos + eff > LLONG_MAX)
+		/* An encoded call checks its file range instead (W_RANGE). */
 		MUST(a, RW_OFFSET);
 	if (c->flags & ~RWF_KNOWN)
 		MUST(a, RW_FLAGS);
@@ -1580,7 +1585,11 @@ static void rw_rules(struct allow *a, const struct rw_call *c, bool write)
 			MUST(a, ENC_NOFLAG);
 		if (!is_btrfs_file(c))
 			MUST(a, ENC_NOTSUPP);
-		if (c->cnt == 0 || c->iov0_len < 32 || c->iov0_len > (size_t)page_size)
+		/* Refused, not EAGAIN: encoded I/O may always block. */
+		else if ((c->file_flags & O_ALLOW_ENCODED) && (c->flags & HOST_RWF_NOWAIT))
+			MUST(a, ENC_NOWAIT);
+		if (c->cnt == 0 || c->cnt == 1 || c->iov0_len < 32 ||
+		    c->iov0_len > (size_t)page_size)
 			MUST(a, ENC_IOV0);
 	}
 }
@@ -1647,12 +1656,9 @@ static void do_enc_read(struct rng *r)
 	rw_rules(&a, &c, false);
 	if (!c.total)
 		a.kind = "no bytes to transfer: 0 instead of an error";
-	if ((c.flags & HOST_RWF_ENCODED) && is_btrfs_file(&c)) {
-		if (c.flags & HOST_RWF_NOWAIT)
-			MUST(&a, R_NOWAIT);
-		if (c.pos >= 0 && (uint64_t)c.pos < c.size && c.room < 128 * KIB)
-			MAY(&a, R_NOBUFS);
-	}
+	if ((c.flags & HOST_RWF_ENCODED) && is_btrfs_file(&c) &&
+	    c.pos >= 0 && (uint64_t)c.pos < c.size && c.room < 128 * KIB)
+		MAY(&a, R_NOBUFS);
 	rw_describe(&c, "preadv2", "", args, sizeof(args));
 
 	memset(iov0_buf, 0xa5, page_size + 64);
@@ -1688,6 +1694,8 @@ static void do_enc_read(struct rng *r)
 		return;	/* zero-length transfers: already judged by the rules */
 
 	/* A successful encoded read of a btrfs file. */
+	if (ret > 0)
+		__atomic_add_fetch(&sh->enc_read_ok, 1, __ATOMIC_RELAXED);
 	if (c.pos >= 0 && (uint64_t)c.pos >= c.size) {
 		if (ret != 0)
 			violation(S_PREADV2, call, "data past EOF", "%s at/after EOF (size %" PRIu64 ") returned %zd",
@@ -1845,12 +1853,6 @@ static void do_enc_write(struct rng *r)
 	pos = c.pos;
 	len = enc.len;
 	payload_len = c.room;
-	if (is_btrfs_file(&c) && (c.file_flags & O_ALLOW_ENCODED) && c.cnt > 0 &&
-	    (c.flags & HOST_RWF_NOWAIT)) {
-		MAY(&a, W_NOWAIT_AGAIN);
-		MAY(&a, W_NOWAIT_INVAL);
-		MAY(&a, W_NOWAIT_NOTSUPP);
-	}
 	if (is_btrfs_file(&c) && c.p->file->poisoned)
 		MAY(&a, W_POISON_EIO);
 	if (is_btrfs_file(&c) && (c.file_flags & O_ALLOW_ENCODED) && c.cnt > 0 &&
@@ -1875,18 +1877,22 @@ static void do_enc_write(struct rng *r)
 			MUST(&a, W_FBIG);
 		if (c.pos >= 0) {
 			end = pos + len;
+			if (len > MAX_LFS - pos)
+				MUST(&a, W_RANGE);
 			if (len && (pos >= FSIZE_LIMIT || end > FSIZE_LIMIT || end < pos ||
 				    end > MAX_LFS))
 				MUST(&a, W_FBIG);
-			if (pos % SECTOR || (len % SECTOR && end < c.size))
+			if (len && (pos % SECTOR || (len % SECTOR && end < c.size)))
 				MUST(&a, W_ALIGN);
 		}
-		if (enc.unencoded_len > BTRFS_MAX_UNCOMPRESSED ||
-		    payload_len > ((enc.unencoded_len + SECTOR - 1) & ~(SECTOR - 1)) ||
-		    (enc.compression > ENC_LZO_4K && enc.compression <= ENC_TYPES))
+		/* btrfs' own limits; a write of len 0 returns 0 whatever it carries. */
+		if (len && (enc.unencoded_len > BTRFS_MAX_UNCOMPRESSED ||
+			    payload_len > ((enc.unencoded_len + SECTOR - 1) & ~(SECTOR - 1)) ||
+			    (enc.compression > ENC_LZO_4K && enc.compression <= ENC_TYPES) ||
+			    enc.unencoded_offset % SECTOR))
 			MUST(&a, W_LIMITS);
-		if (!payload_len || !len || !enc.unencoded_len)
-			MAY(&a, W_EMPTY);
+		if (len && !payload_len)
+			MUST(&a, W_EMPTY);
 		MAY(&a, W_NOSPC);
 		verify = real && c.cnt >= 2 && c.data_kind == P_VALID && c.iov0_kind == P_VALID &&
 			 !c.iov_array_bad && payload_len == t->size &&
@@ -1931,6 +1937,22 @@ static void do_enc_write(struct rng *r)
 	if (!(c.flags & HOST_RWF_ENCODED) || c.total == 0)
 		return;
 	/* A successful encoded write. */
+	if (!len) {
+		/* Replaces no part of the file: 0, and nothing changed. */
+		if (ret != 0)
+			violation(S_PWRITEV2, call, "len 0 returned bytes", "%s returned %zd",
+				  args, ret);
+		if ((uint64_t)st.st_size != c.size)
+			violation(S_PWRITEV2, call, "len 0 changed the size",
+				  "%s: size %" PRIu64 " -> %lld", args, c.size,
+				  (long long)st.st_size);
+		if (c.off == -1 && lseek(c.fd, 0, SEEK_CUR) != (off_t)pos)
+			violation(S_PWRITEV2, call, "position", "%s: len 0 moved the position",
+				  args);
+		return;
+	}
+	if (ret > 0)
+		__atomic_add_fetch(&sh->enc_write_ok, 1, __ATOMIC_RELAXED);
 	if (!real || c.data_kind != P_VALID)
 		c.p->file->poisoned = true;
 	if ((size_t)ret != payload_len)
@@ -2114,6 +2136,8 @@ static void report(long long start)
 	printf("btrfs: %s; encoded writes: %s; %d extents as write templates\n",
 	       have_btrfs ? mntdir : "none", writes_supported ? "supported" :
 	       "not supported (EOPNOTSUPP)", ntemplates);
+	printf("successful encoded calls: %" PRIu64 " reads, %" PRIu64 " writes\n",
+	       sh->enc_read_ok, sh->enc_write_ok);
 	printf("violations: %" PRIu64 "\n", sh->violations);
 	for (i = 0; i < VIOL_KINDS; i++)
 		if (sh->kind_key[i])
@@ -2211,5 +2235,17 @@ int main(int argc, char **argv)
 		print_violations();
 	}
 	report(start);
-	return sh->violations ? 1 : 0;
+	if (sh->violations)
+		return 1;
+	if (!sh->enc_read_ok || !sh->enc_write_ok) {
+		printf("hostile: FAIL: %s succeeded (%s): encoded I/O was not exercised\n",
+		       !sh->enc_read_ok && !sh->enc_write_ok ? "no encoded read or write" :
+		       !sh->enc_read_ok ? "no encoded read" : "no encoded write",
+		       !have_btrfs ? "no scratch btrfs" :
+		       !encoded_kernel ? "open() drops O_ALLOW_ENCODED" :
+		       !writes_supported ? "btrfs encoded writes not supported" :
+		       "too few calls?");
+		return 3;
+	}
+	return 0;
 }
