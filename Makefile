@@ -33,6 +33,12 @@
 #   make trinity    Debian's trinity on the series' system calls in one boot
 #                   of the debug kernel (no build); TRINITY_SEED,
 #                   TRINITY_TIME, TRINITY_OUT (debug, or x86_64)
+#   make parity     the same programs on the series' kernel and on Debian 12's
+#                   6.1 kernel (fetched with apt-get download): the encoded
+#                   ioctls, send streams, images written by each kernel read
+#                   by the other, the epoll_pwait2 and close_range selftests;
+#                   fails on a difference not in tests/parity/differences
+#                   (no build)
 #   make man        lint the manual pages in man/ with groff and mandoc
 #   make mbox       the series as one mailbox, build/series.mbox (b4, git am)
 #   make clean      remove build/ (the downloaded base stays cached)
@@ -43,7 +49,7 @@ KERNEL := build/linux/out-x86_64/arch/x86/boot/bzImage
 .PHONY: all demo check gates tree export apply-check checkpatch syscall-check build \
 	selftests vm clean check-arm64 check-i386 bisect bisect-boot bench man mbox mbox-check check-debug \
 	powercut hostile trinity check-defconfig check-defconfig-x86_64 check-defconfig-arm64 \
-	check-sparse stress stress-check
+	check-sparse stress stress-check parity
 
 all: build demo
 
@@ -177,6 +183,10 @@ TRINITY_TIME ?= 300
 TRINITY_OUT ?= debug
 trinity:
 	VM_APPEND="$(DEBUG_APPEND)" scripts/trinity -o $(TRINITY_OUT) -s $(TRINITY_SEED) -t $(TRINITY_TIME)
+
+# Uses the kernel and headers already built; never starts a kernel build.
+parity:
+	scripts/parity
 
 # Any warning from groff -ww or mandoc -Tlint (style level included) fails.
 man:
