@@ -12,6 +12,8 @@
 #   make check-arm64  cross-build arm64, run the epoll_pwait2 selftest there
 #   make check-i386   build the kernel for 32-bit x86
 #   make check-debug  the selftests on a KASAN/UBSAN/lockdep/kmemleak kernel
+#   make check-module build btrfs as a module and run the encoded I/O
+#                     selftests with it loaded on demand
 #   make powercut     encoded writes + fsync cut off by killing QEMU, 20
 #                     times; the next boot checks what was acked survived
 #   make check-defconfig  build x86_64 and arm64 defconfig kernels (+ fragments)
@@ -49,7 +51,7 @@ KERNEL := build/linux/out-x86_64/arch/x86/boot/bzImage
 .PHONY: all demo check gates tree export apply-check checkpatch syscall-check build \
 	selftests vm clean check-arm64 check-i386 bisect bisect-boot bench man mbox mbox-check check-debug \
 	powercut hostile trinity check-defconfig check-defconfig-x86_64 check-defconfig-arm64 \
-	check-sparse stress stress-check parity
+	check-sparse stress stress-check parity check-module
 
 all: build demo
 
@@ -127,6 +129,14 @@ check-debug: build/linux/.git/series-stamp
 	scripts/build debug
 	VM_APPEND="$(DEBUG_APPEND)" SELFTEST_LIMIT=7200 SELFTEST_TIMEOUT_SCALE=6 \
 		scripts/selftests -o debug $(SELFTESTS)
+
+# btrfs as a module (config/btrfs-module.config), as distributions build
+# it: the build must need no unexported symbol, the guest loads btrfs.ko
+# and its libraries from out-modular/modules when the tests first mount.
+check-module: build/linux/.git/series-stamp
+	scripts/build modular
+	VM_APPEND="guest.modules=$(CURDIR)/build/linux/out-modular/modules" \
+		scripts/selftests -o modular filesystems/encoded_io
 
 # A run of 20 cycles takes about 15 minutes. POWERCUT='-n 40 -s 7' for more.
 powercut: build
