@@ -620,16 +620,13 @@ Cells: median (min–max) of {runs} runs. Send times are those of the `btrfs
 Checks, once per version (they do not make the benchmark fail):
 
 {checks}
-How receive writes a version 2 stream: btrfs-progs 6.2 writes each
-  encoded_write command with the btrfs ioctl BTRFS_IOC_ENCODED_WRITE
-  (mainline's interface), which this series does not have (its encoded
-  writes are pwritev2(RWF_ENCODED)); on ENOTTY it decompresses the extent in
-  user space and writes it with pwrite(), and the kernel compresses it again
-  (compress-force); strace of a receive on build #9 of the series with the
-  encoded write patches showed an ioctl failing with ENOTTY and a pwrite64()
-  of 128 KiB for each. So the version 2 receive here saves the smaller
-  stream but pays for user-space decompression; the proposal's receive wrote
-  the compressed extents as they came.
+How receive writes a version 2 stream: btrfs-progs writes each
+  encoded_write command with BTRFS_IOC_ENCODED_WRITE, and falls back to
+  decompressing it and writing the plain data (which compress-force then
+  compresses again) only where the kernel refuses the ioctl. The snapshot
+  has {snap_encoded} compressed extents (FIEMAP); the files received from
+  version 1 have {v1_encoded}, compressed again by the receiving kernel,
+  and those received from version 2 {v2_encoded}.
 
 ![Send and receive times by stream version, and the v2 / v1 ratios beside
   the proposal's](send-receive.png)
@@ -719,7 +716,12 @@ def send_section(bench, data):
         v1, v2 = send_records(bench, what)
         ratios += '"%s" %g %g\n' % (title, div(v2["med"], v1["med"]), x2 / x1)
     data("send-ratios.dat", ratios)
+    def encoded(what):
+        return bench.info.get(("encodedextents", what), "(not counted)")
+
     return fill(SEND, size=mib(num(bench.fact("sendbytes"))),
+                snap_encoded=encoded("snapshot"), v1_encoded=encoded("v1"),
+                v2_encoded=encoded("v2"),
                 files=bench.fact("sendfiles"),
                 runs=bench.get("send", "v1", "stream", "bytes").n,
                 rows="".join(send_row(bench, what) for what in SEND_ROWS),
