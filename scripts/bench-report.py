@@ -669,10 +669,11 @@ SEND_TIMES = {  # name in send-times.dat: row of the table
 }
 
 
-def send_records(bench, what):
-    """The records of a row of the table, of version 1 and of version 2."""
+def send_records(bench, what, sfx=""):
+    """The records of a row of the table, of version 1 and of version 2
+    (of the data set that sfx names: "" or "-x4")."""
     phase, metric, _ = SEND_ROWS[what]
-    return [bench.get("send", v, phase, metric) for v in ("v1", "v2")]
+    return [bench.get("send", v + sfx, phase, metric) for v in ("v1", "v2")]
 
 
 def send_row(bench, what):
@@ -725,7 +726,46 @@ def send_section(bench, data):
                 files=bench.fact("sendfiles"),
                 runs=bench.get("send", "v1", "stream", "bytes").n,
                 rows="".join(send_row(bench, what) for what in SEND_ROWS),
-                checks="".join(send_check(bench, v) for v in (1, 2)))
+                checks="".join(send_check(bench, v) for v in (1, 2))) + \
+        send_x4_section(bench)
+
+
+SEND_X4 = """
+### Four times the data
+
+The same, in the same boot, with a data set four times larger ({size} in
+  {files} files, made the same way), {runs} runs each way. Cells: the
+  medians of version 1 and version 2 with four times the data, then the
+  v2 / v1 ratio of the medians at each size.
+
+| | version 1, ×4 | version 2, ×4 | v2 / v1, {small} | v2 / v1, {size} |
+|---|---:|---:|---:|---:|
+{rows}
+Checks of the larger set: version 1's received files are {received1},
+  version 2's {received2} to the snapshot (diff -r); the snapshot has
+  {snap_encoded} compressed extents, version 2's received files
+  {v2_encoded}.
+"""
+
+
+def send_x4_section(bench):
+    """The send benchmark again with four times the data, beside the first."""
+    if not bench.has("send", "v1-x4", "stream", "bytes"):
+        return ""
+    rows = ""
+    for what, (_, _, scale) in SEND_ROWS.items():
+        v1, v2 = send_records(bench, what)
+        b1, b2 = send_records(bench, what, "-x4")
+        rows += row([what, sig(b1["med"] / scale), sig(b2["med"] / scale),
+                     ratio(v2["med"], v1["med"]), ratio(b2["med"], b1["med"])])
+    return fill(SEND_X4, size=mib(num(bench.fact("sendbytes-x4"))),
+                small=mib(num(bench.fact("sendbytes"))),
+                files=bench.fact("sendfiles-x4"),
+                runs=bench.get("send", "v1-x4", "stream", "bytes").n, rows=rows,
+                received1=bench.info.get(("received", "v1-x4"), "not compared"),
+                received2=bench.info.get(("received", "v2-x4"), "not compared"),
+                snap_encoded=bench.info.get(("encodedextents", "snapshot-x4"), "(not counted)"),
+                v2_encoded=bench.info.get(("encodedextents", "v2-x4"), "(not counted)"))
 
 
 SECTIONS = (timeout_section, cloexec_section, encoded_section,
