@@ -19,6 +19,8 @@
 #   make check-defconfig  build x86_64 and arm64 defconfig kernels (+ fragments)
 #                     and compare the series' files' warnings with the base
 #   make check-sparse sparse on the files the series changes, against the base
+#   make check-debian11  the same, with Debian 11's own configuration of this
+#                     base (fetched with apt; gcc's and sparse's warnings)
 #   make bisect       build after each patch, name the first that breaks
 #   make bisect-boot  the same, and boot at the end of each feature group
 #                     to run the selftests that exist there
@@ -51,7 +53,7 @@ KERNEL := build/linux/out-x86_64/arch/x86/boot/bzImage
 .PHONY: all demo check gates tree export apply-check checkpatch syscall-check build \
 	selftests vm clean check-arm64 check-i386 bisect bisect-boot bench man mbox mbox-check check-debug \
 	powercut hostile trinity check-defconfig check-defconfig-x86_64 check-defconfig-arm64 \
-	check-sparse stress stress-check parity check-module
+	check-sparse stress stress-check parity check-module check-debian11
 
 all: build demo
 
@@ -158,6 +160,11 @@ check-defconfig-arm64: build/linux/.git/series-stamp
 # Needs no kernel build: only the series' objects are compiled and checked.
 check-sparse: build/linux/.git/series-stamp
 	scripts/sparse-check
+
+# The series' objects as Debian 11 compiles this base (scripts/build
+# debian11: its configuration, from its kernel package), against the base.
+check-debian11: build/linux/.git/series-stamp
+	scripts/sparse-check debian11
 
 bisect: build
 	scripts/bisect-build
