@@ -3,7 +3,7 @@
 #   make            build the patched kernel and boot it to show the new
 #                   interfaces working (demo)
 #   make check      the whole test suite: gates, build, selftests in the guest,
-#                   a short stress run
+#                   a short hostile-argument run, a short stress run
 #   make tree       build/linux = pinned base + patches/ (one commit each)
 #   make export     write build/linux's commits back to patches/
 #   make build      build the test kernel (build/linux/out-x86_64)
@@ -53,7 +53,8 @@ KERNEL := build/linux/out-x86_64/arch/x86/boot/bzImage
 .PHONY: all demo check gates tree export apply-check checkpatch syscall-check build \
 	selftests vm clean check-arm64 check-i386 bisect bisect-boot bench man mbox mbox-check check-debug \
 	powercut hostile trinity check-defconfig check-defconfig-x86_64 check-defconfig-arm64 \
-	check-sparse stress stress-check parity check-module check-debian11
+	check-sparse stress stress-check parity check-module check-debian11 \
+	hostile-check
 
 all: build demo
 
@@ -66,7 +67,7 @@ demo: build/demo
 
 # The known-flaky cases that passed only on a rerun are named again at the
 # end (scripts/selftests writes them to build/selftests.log.reran).
-check: gates build syscall-check mbox-check selftests stress-check
+check: gates build syscall-check mbox-check selftests hostile-check stress-check
 	@if [ -s build/selftests.log.reran ]; then \
 		echo "check: known-flaky cases that needed a rerun (tests/known-flaky):"; \
 		sed 's/^/    /' build/selftests.log.reran; \
@@ -101,6 +102,12 @@ build: build/linux/.git/series-stamp
 
 selftests:
 	scripts/selftests $(SELFTESTS)
+
+# A short, seeded run of make hostile (about 2 minutes under TCG): 60 s
+# of random and boundary arguments, every result checked; a fixed seed, so
+# that a failure replays.
+hostile-check:
+	scripts/hostile -s 1 -t 60
 
 # A short run of make stress (about 3 minutes under TCG): 60 s of racing
 # operations, then the whole-file, send/receive, scrub and btrfs check
