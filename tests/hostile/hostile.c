@@ -1426,6 +1426,7 @@ struct rw_call {
 	long cnt;
 	size_t iov0_len;
 	enum ptr_kind iov0_kind, data_kind;
+	bool data_ro_overrun;	/* the read-only buffer is longer than its page */
 	bool iov_array_bad;
 	size_t room;		/* bytes after iov[0] */
 	size_t total;		/* all iov_len */
@@ -1526,6 +1527,9 @@ static void build_iovs(struct rng *r, struct rw_call *c, const unsigned char *pa
 	if (n > 1 && c->data_kind != P_VALID && c->data_kind != P_MISALIGNED) {
 		i = 1 + below(r, n - 1);
 		iovs[i].iov_base = make_ptr(c->data_kind, NULL, 32, 14);
+		/* Read-only memory is one page, slot 14 is 14 * 256 bytes in. */
+		c->data_ro_overrun = c->data_kind == P_RO &&
+				     iovs[i].iov_len > (size_t)page_size - 14 * 256;
 	}
 	if (c->cnt == 0)
 		c->total = 0;
@@ -1577,7 +1581,8 @@ static void rw_rules(struct allow *a, const struct rw_call *c, bool write)
 		MUST(a, RW_OFFSET);
 	if (c->flags & ~RWF_KNOWN)
 		MUST(a, RW_FLAGS);
-	if (c->cnt > 0 && (write ? !readable_buf(c->iov0_kind) || !readable_buf(c->data_kind) :
+	if (c->cnt > 0 && (write ? !readable_buf(c->iov0_kind) || !readable_buf(c->data_kind) ||
+				   c->data_ro_overrun :
 			   unwritable(c->iov0_kind) || unwritable(c->data_kind)))
 		MAY(a, RW_BUF_FAULT);
 	if (c->flags & HOST_RWF_ENCODED) {
@@ -2080,7 +2085,12 @@ static void do_fcntl(struct rng *r)
 		want ^= O_ALLOW_ENCODED;
 	if (chance(r, 20) && p->file->kind == K_BTRFS && !p->file->source)
 		want ^= O_APPEND;
-	if (chance(r, 20))
+	/*
+	 * Pipes and sockets stay non-blocking: the program reads and writes
+	 * them itself, and a read of an empty pipe (or a write to a full one)
+	 * on a blocking descriptor would wait forever.
+	 */
+	if (chance(r, 20) && p->file->kind != K_PIPE && p->file->kind != K_SOCKET)
 		want ^= O_NONBLOCK;
 	if (p->open_flags & O_PATH)
 		MUST(&a, FC_PATH);
