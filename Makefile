@@ -37,6 +37,10 @@
 #   make trinity    Debian's trinity on the series' system calls in one boot
 #                   of the debug kernel (no build); TRINITY_SEED,
 #                   TRINITY_TIME, TRINITY_OUT (debug, or x86_64)
+#   make mutants    small mutations of the series' kernel code, one at a
+#                   time: build, boot, run the selftests that cover it; how
+#                   many the tests notice (results/mutants.md; resumes, takes
+#                   hours; MUTANTS="-n NAME" for one)
 #   make parity     the same programs on the series' kernel and on Debian 12's
 #                   6.1 kernel (fetched with apt-get download): the encoded
 #                   ioctls, send streams, images written by each kernel read
@@ -54,7 +58,7 @@ KERNEL := build/linux/out-x86_64/arch/x86/boot/bzImage
 	selftests vm clean check-arm64 check-i386 bisect bisect-boot bench man mbox mbox-check check-debug \
 	powercut hostile trinity check-defconfig check-defconfig-x86_64 check-defconfig-arm64 \
 	check-sparse stress stress-check parity check-module check-debian11 \
-	hostile-check
+	hostile-check mutants
 
 all: build demo
 
@@ -207,6 +211,10 @@ TRINITY_TIME ?= 300
 TRINITY_OUT ?= debug
 trinity:
 	VM_APPEND="$(DEBUG_APPEND)" scripts/trinity -o $(TRINITY_OUT) -s $(TRINITY_SEED) -t $(TRINITY_TIME)
+
+# Builds its own kernels, in a worktree of build/linux (build/mutants).
+mutants: build/linux/.git/series-stamp
+	scripts/mutants $(MUTANTS)
 
 # Uses the kernel and headers already built; never starts a kernel build.
 parity:
