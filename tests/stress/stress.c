@@ -78,6 +78,7 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1598,13 +1599,37 @@ static void *sub_run(void *arg)
 	return NULL;
 }
 
+/*
+ * Start @fn on each of the @n structs of @size bytes at @args, one thread
+ * each, all released at once by a barrier whose address goes into each
+ * struct at @bar_off; return when all are done.
+ */
+static void run_together(void *(*fn)(void *), void *args, size_t size, size_t bar_off, int n)
+{
+	pthread_t th[MAXGROUP + 2];
+	pthread_barrier_t bar;
+	int i;
+
+	pthread_barrier_init(&bar, NULL, n);
+	for (i = 0; i < n; i++) {
+		char *arg = (char *)args + i * size;
+
+		*(pthread_barrier_t **)(arg + bar_off) = &bar;
+		if (pthread_create(&th[i], NULL, fn, arg)) {
+			fprintf(stderr, "stress: pthread_create failed\n");
+			exit(2);
+		}
+	}
+	for (i = 0; i < n; i++)
+		pthread_join(th[i], NULL);
+	pthread_barrier_destroy(&bar);
+}
+
 static void op_group(struct ctx *c, int fi, bool force_extend)
 {
 	struct rng *r = &c->r;
 	int64_t size = sh->f[fi].size, cur, top = 0;
 	struct sub subs[MAXGROUP + 2];
-	pthread_t th[MAXGROUP + 2];
-	pthread_barrier_t bar;
 	int nw = 2 + below(r, MAXGROUP - 1), n, i, hi = 0, fd;
 	bool extend = force_extend || chance(r, 65);
 	unsigned char *bufs;
@@ -1731,17 +1756,7 @@ static void op_group(struct ctx *c, int fi, bool force_extend)
 			op_add(c, " {%s off=%jd len=%zu dseed=%" PRIx64 "}", subname[s->kind],
 			       (intmax_t)s->off, s->len, s->dseed);
 	}
-	pthread_barrier_init(&bar, NULL, n);
-	for (i = 0; i < n; i++) {
-		subs[i].bar = &bar;
-		if (pthread_create(&th[i], NULL, sub_run, &subs[i])) {
-			fprintf(stderr, "stress: pthread_create failed\n");
-			exit(2);
-		}
-	}
-	for (i = 0; i < n; i++)
-		pthread_join(th[i], NULL);
-	pthread_barrier_destroy(&bar);
+	run_together(sub_run, subs, sizeof(subs[0]), offsetof(struct sub, bar), n);
 	__atomic_add_fetch(&sh->sub_ops, n, __ATOMIC_RELAXED);
 
 	/* Every write landed (or was refused as predicted): apply them all. */
@@ -2194,8 +2209,6 @@ static void op_race(struct ctx *c, int fi)
 	struct rng *r = &c->r;
 	int64_t size = sh->f[fi].size, base, win, asize;
 	struct racer xs[MAXRACE], *m = NULL;
-	pthread_t th[MAXRACE];
-	pthread_barrier_t bar;
 	int n = 2 + below(r, MAXRACE - 1), nl = 0, i, k, fd, tries;
 	int perm[MAXRACE], order[MAXRACE];
 	unsigned char *bufs, *before, *actual, *work, *touched;
@@ -2331,17 +2344,7 @@ static void op_race(struct ctx *c, int fi)
 		}
 	}
 
-	pthread_barrier_init(&bar, NULL, n);
-	for (i = 0; i < n; i++) {
-		xs[i].bar = &bar;
-		if (pthread_create(&th[i], NULL, racer_run, &xs[i])) {
-			fprintf(stderr, "stress: pthread_create failed\n");
-			exit(2);
-		}
-	}
-	for (i = 0; i < n; i++)
-		pthread_join(th[i], NULL);
-	pthread_barrier_destroy(&bar);
+	run_together(racer_run, xs, sizeof(xs[0]), offsetof(struct racer, bar), n);
 	for (i = 0; i < n; i++) {
 		struct racer *x = &xs[i];
 
