@@ -220,9 +220,12 @@ static void gen_data(uint64_t dseed, unsigned char *buf, size_t len)
 	size_t pos = 0;
 
 	while (pos < len) {
-		size_t seg = MIN(len - pos, 256 + below(&r, 16 * KIB));
+		size_t seg = 256 + below(&r, 16 * KIB);
 		unsigned int kind = below(&r, 20);
 		size_t i = 0;
+
+		/* Not in MIN(), which would draw twice and could overrun. */
+		seg = MIN(seg, len - pos);
 
 		if (kind < 11) {
 			while (i < seg) {
@@ -2222,7 +2225,9 @@ static void op_race(struct ctx *c, int fi)
 		return;
 	}
 	win = SECTOR * (1 + below(r, 32));
-	base = MIN(ALIGN_DN((int64_t)below(r, size + 1), SECTOR), MAXSIZE - win);
+	/* (MIN() evaluates its arguments twice: no below() inside.) */
+	base = ALIGN_DN((int64_t)below(r, size + 1), SECTOR);
+	base = MIN(base, MAXSIZE - win);
 	op_add(c, " size=%jd window=%jd+%jd", (intmax_t)size, (intmax_t)base, (intmax_t)win);
 	if (posix_memalign((void **)&bufs, SECTOR, (size_t)MAXRACE * 4 * MAX_UNENC))
 		return;
