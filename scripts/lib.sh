@@ -5,15 +5,42 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 # BUILD and TREE can be given: a second worktree of this repository builds
 # in the main one's build/ (BUILD=...), and sparse-check configures and
 # builds the pristine base worktree with the same scripts (TREE=...).
-BUILD=${BUILD:-$ROOT/build}
+#
+# SERIES picks the patch queue: 5.10 (the default: patches/ on Linux
+# 5.10.262, in build/) or mainline (patches-mainline/ on Debian unstable's
+# Linux 7.2, in build/mainline/). Each has its base pinned here: Debian's
+# source package version and suite, the orig tarball's sha256 and size, and
+# git's view of the unpacked tarball (BASE_TREE, a second pin beside the
+# sha256, so a base commit that was edited by hand is caught before
+# anything is checked against it).
+SERIES=${SERIES:-5.10}
+case $SERIES in
+5.10)
+	BUILD=${BUILD:-$ROOT/build}
+	PATCHES=$ROOT/patches
+	BASE_VERSION=5.10.262
+	BASE_DEBVER=5.10.262-1
+	BASE_SUITE=bullseye-security
+	BASE_SHA256=e03766e4b2c246a20c9e2770aa599ee25c336d33b31c0980950230634e195339
+	BASE_SIZE=122205276
+	BASE_TREE=4f628892011645b312a76ff2a5993cba300bce50
+	;;
+mainline)
+	BUILD=${BUILD:-$ROOT/build/mainline}
+	PATCHES=$ROOT/patches-mainline
+	BASE_VERSION=7.2.8
+	BASE_DEBVER=7.2.8-1
+	BASE_SUITE=unstable
+	BASE_SHA256=08f058f9de8d487e32a5c9e2855ee7e35bee1a047e77d37ba797d734c0cc07b3
+	BASE_SIZE=163638868
+	BASE_TREE=7b8fdee85adbdab7104214cb827143ef53dd92b1
+	;;
+*)
+	echo "${0##*/}: SERIES=$SERIES: not 5.10 or mainline" >&2
+	exit 1
+	;;
+esac
 TREE=${TREE:-$BUILD/linux}
-PATCHES=$ROOT/patches
-BASE_VERSION=5.10.262
-
-# git's view of the base: the tree of the unpacked tarball. A second pin
-# beside the tarball's sha256, so a base commit that was edited by hand is
-# caught before anything is checked against it.
-BASE_TREE=4f628892011645b312a76ff2a5993cba300bce50
 
 die() {
 	echo "${0##*/}: $*" >&2
