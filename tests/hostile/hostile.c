@@ -80,8 +80,8 @@
 #define HOST_RWF_SYNC		0x04
 #define HOST_RWF_NOWAIT		0x08
 #define HOST_RWF_APPEND		0x10
-#define HOST_RWF_ENCODED	0x20
-#define RWF_KNOWN		0x3f
+#define HOST_RWF_ENCODED	0x200
+#define RWF_KNOWN		(0x1f | HOST_RWF_ENCODED)
 #define CLOSE_RANGE_UNSHARE_F	(1U << 1)
 #define CLOSE_RANGE_CLOEXEC_F	(1U << 2)
 #define NR_EPOLL_PWAIT2		441
@@ -1548,8 +1548,9 @@ static int pick_rw_flags(struct rng *r)
 		flags |= chance(r, 50) ? HOST_RWF_DSYNC : HOST_RWF_SYNC;
 	if (chance(r, 3))
 		flags |= HOST_RWF_APPEND;
+	/* An unknown bit; 0x20 too, the proposal's value of RWF_ENCODED. */
 	if (chance(r, 3))
-		flags |= 1 << (6 + below(r, 26));
+		flags |= (1U << (5 + below(r, 27))) & ~HOST_RWF_ENCODED;
 	return flags;
 }
 

@@ -15,8 +15,8 @@
  *   encoded_corpus args FILE              the read ioctl's argument checks
  *
  * Only the btrfs ioctls are sent to a kernel that is not the series'
- * (RWF_ENCODED's value means something else on later mainline kernels);
- * "dump -r" refuses to run unless open() keeps O_ALLOW_ENCODED.
+ * (RWF_ENCODED is only for kernels that have encoded I/O); "dump -r"
+ * refuses to run unless open() keeps O_ALLOW_ENCODED.
  */
 #define _GNU_SOURCE
 #include <dirent.h>

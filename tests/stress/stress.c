@@ -101,7 +101,7 @@
 #ifndef O_ALLOW_ENCODED
 #define O_ALLOW_ENCODED 040000000
 #endif
-#define X_RWF_ENCODED	0x20
+#define X_RWF_ENCODED	0x200
 
 #define C_NONE	0
 #define C_ZLIB	1
