@@ -2,8 +2,10 @@
 #
 #   make            build the patched kernel and boot it to show the new
 #                   interfaces working (demo)
-#   make check      the whole test suite: gates, build, selftests in the guest,
-#                   a short hostile-argument run, a short stress run
+#   make check      the whole test suite of both series: gates, build,
+#                   selftests in the guest, a short hostile-argument run and
+#                   a short stress run (5.10); SERIES=5.10 or SERIES=mainline
+#                   checks one
 #   make tree       build/linux = pinned base + patches/ (one commit each)
 #   make export     write build/linux's commits back to patches/
 #   make build      build the test kernel (build/linux/out-x86_64)
@@ -53,7 +55,11 @@
 
 # SERIES=mainline runs the verbs on the mainline series (patches-mainline/
 # on Linux 7.2, built in build/mainline/); the default is the 5.10 series.
-# The scripts read SERIES from the environment (scripts/lib.sh).
+# The scripts read SERIES from the environment (scripts/lib.sh). Without
+# SERIES, make check checks both series, the 5.10 one first.
+ifeq ($(origin SERIES),undefined)
+CHECK_BOTH := 1
+endif
 SERIES ?= 5.10
 export SERIES
 ifeq ($(SERIES),mainline)
@@ -99,7 +105,10 @@ endif
 		echo "check: known-flaky cases that needed a rerun (tests/known-flaky):"; \
 		sed 's/^/    /' $(B)/selftests.log.reran; \
 	fi
-	@echo "check: all passed"
+	@echo "check: all passed ($(SERIES) series)"
+ifdef CHECK_BOTH
+	$(MAKE) check SERIES=mainline
+endif
 
 # Cheap checks first, so a bad patch fails in seconds, not after a build.
 gates: apply-check checkpatch man
