@@ -4,7 +4,7 @@
  * every result checked against what the documentation (the manual pages in
  * man/ and the series' Documentation/filesystems/encoded_io.rst) allows.
  *
- *   hostile [-s SEED] [-t SECONDS] [-n CALLS] [-v] [DIR]
+ *   hostile [-m] [-s SEED] [-t SECONDS] [-n CALLS] [-v] [DIR]
  *   hostile -T                     print the table of allowed results
  *
  * It calls epoll_pwait2() (raw system call 441), close_range() and
@@ -28,6 +28,10 @@
  * or, given DIR, in a directory of a mounted btrfs; and on other files:
  * tmpfs, the root file system, /proc, /dev/null, a pipe, a socket, a
  * directory. Needs root.
+ *
+ * -m: the kernel is the mainline series' (Linux 7.2): the RWF_ flags Linux
+ * gained since 5.10 are known there (rules marked -m), and btrfs' own check
+ * of the payload size is mainline's (smaller than unencoded_len).
  *
  * Prints the calls per system call with their results, and each violation
  * as "VIOLATION seed=S call=N ..." (the first few of each kind); exits 1 if
@@ -81,7 +85,14 @@
 #define HOST_RWF_NOWAIT		0x08
 #define HOST_RWF_APPEND		0x10
 #define HOST_RWF_ENCODED	0x200
-#define RWF_KNOWN		(0x1f | HOST_RWF_ENCODED)
+/* Flags Linux 5.10 does not have; the mainline series' kernel does (-m). */
+#define HOST_RWF_NOAPPEND	0x20
+#define HOST_RWF_ATOMIC		0x40
+#define HOST_RWF_DONTCACHE	0x80
+#define HOST_RWF_NOSIGNAL	0x100
+#define RWF_KNOWN_5_10		(0x1f | HOST_RWF_ENCODED)
+#define RWF_KNOWN_MAINLINE	(RWF_KNOWN_5_10 | HOST_RWF_NOAPPEND | HOST_RWF_ATOMIC | \
+				 HOST_RWF_DONTCACHE | HOST_RWF_NOSIGNAL)
 #define CLOSE_RANGE_UNSHARE_F	(1U << 1)
 #define CLOSE_RANGE_CLOEXEC_F	(1U << 2)
 #define NR_EPOLL_PWAIT2		441
@@ -142,6 +153,8 @@ static const char *const sysname[NR_SYS] = {
 	R(RW_BUF_FAULT, "preadv2/pwritev2", EFAULT, "(may) iov[0] or a data buffer not accessible") \
 	R(RW_OFFSET, "preadv2/pwritev2", EINVAL, "offset < -1, or (not RWF_ENCODED) offset + total length beyond LLONG_MAX") \
 	R(RW_FLAGS, "preadv2/pwritev2", EOPNOTSUPP, "an unknown RWF_ flag") \
+	R(RW_FLAG_FS, "preadv2/pwritev2", EOPNOTSUPP, "(-m) RWF_ATOMIC on a read or a file without atomic writes (btrfs), RWF_DONTCACHE on a file system without it (btrfs; may elsewhere)") \
+	R(RW_NOAPPEND, "preadv2/pwritev2", EINVAL, "(-m) RWF_APPEND with RWF_NOAPPEND") \
 	R(ENC_NOFLAG, "preadv2/pwritev2", EPERM, "RWF_ENCODED, file without O_ALLOW_ENCODED") \
 	R(ENC_NOTSUPP, "preadv2/pwritev2", EOPNOTSUPP, "RWF_ENCODED, file without encoded I/O (not a btrfs regular file)") \
 	R(ENC_IOV0, "preadv2/pwritev2", EINVAL, "RWF_ENCODED, no iov[0], iovcnt 1 (no buffer for the data), or iov[0].iov_len < 32 or > PAGE_SIZE") \
@@ -151,11 +164,11 @@ static const char *const sysname[NR_SYS] = {
 	R(W_IOV0_FAULT, "pwritev2", EFAULT, "iov[0] not readable") \
 	R(W_E2BIG, "pwritev2", E2BIG, "iov[0] longer than 32 bytes with a non-zero byte past 32") \
 	R(W_META, "pwritev2", EINVAL, "compression and encryption NONE, unknown values, unencoded_offset > unencoded_len or len > unencoded_len - unencoded_offset") \
-	R(W_APPEND, "pwritev2", EINVAL, "O_APPEND or RWF_APPEND") \
+	R(W_APPEND, "pwritev2", EINVAL, "O_APPEND or RWF_APPEND (-m: O_APPEND not lifted by RWF_NOAPPEND)") \
 	R(W_FBIG, "pwritev2", EFBIG, "offset + len beyond RLIMIT_FSIZE or the largest file size") \
 	R(W_RANGE, "pwritev2", EINVAL, "the file range, len bytes from offset, ends past LLONG_MAX") \
 	R(W_ALIGN, "pwritev2", EINVAL, "btrfs: offset not sector-aligned, or len not a multiple of the sector size short of i_size") \
-	R(W_LIMITS, "pwritev2", EINVAL, "btrfs, len not 0: unencoded_len > 128 KiB, payload > unencoded_len rounded up to sectors, LZO variant not 4K, unencoded_offset not sector-aligned") \
+	R(W_LIMITS, "pwritev2", EINVAL, "btrfs, len not 0: unencoded_len > 128 KiB, payload > unencoded_len rounded up to sectors (-m: payload >= unencoded_len, as mainline's btrfs), LZO variant not 4K, unencoded_offset not sector-aligned") \
 	R(W_EMPTY, "pwritev2", EINVAL, "btrfs, len not 0: no encoded bytes") \
 	R(W_NOSPC, "pwritev2", ENOSPC, "(may) the scratch file system is full") \
 	R(W_POISON_EIO, "pwritev2", EIO, "(may) the file has an extent written with undecodable data, which extending the file may have to read")
@@ -235,6 +248,7 @@ static uint64_t seed;
 static uint64_t call_limit;	/* 0: none */
 static long long deadline_ns;
 static bool verbose;
+static bool mainline;		/* -m */
 static pid_t main_pid;
 
 static long long now_ns(void)
@@ -1580,8 +1594,16 @@ static void rw_rules(struct allow *a, const struct rw_call *c, bool write)
 		 (unsigned long long)c->pos + eff > LLONG_MAX)
 		/* An encoded call checks its file range instead (W_RANGE). */
 		MUST(a, RW_OFFSET);
-	if (c->flags & ~RWF_KNOWN)
+	if (c->flags & ~(mainline ? RWF_KNOWN_MAINLINE : RWF_KNOWN_5_10))
 		MUST(a, RW_FLAGS);
+	if (mainline && (c->flags & HOST_RWF_APPEND) && (c->flags & HOST_RWF_NOAPPEND))
+		MUST(a, RW_NOAPPEND);
+	if (mainline && (c->flags & HOST_RWF_ATOMIC) && (!write || is_btrfs_file(c)))
+		MUST(a, RW_FLAG_FS);
+	else if (mainline && (c->flags & HOST_RWF_ATOMIC))
+		MAY(a, RW_FLAG_FS);
+	if (mainline && (c->flags & HOST_RWF_DONTCACHE))
+		allow_add(a, R_RW_FLAG_FS, is_btrfs_file(c));
 	if (c->cnt > 0 && (write ? !readable_buf(c->iov0_kind) || !readable_buf(c->data_kind) ||
 				   c->data_ro_overrun :
 			   unwritable(c->iov0_kind) || unwritable(c->data_kind)))
@@ -1877,7 +1899,9 @@ static void do_enc_write(struct rng *r)
 			enc.len <= enc.unencoded_len - enc.unencoded_offset;
 		if (!meta_ok)
 			MUST(&a, W_META);
-		if ((c.file_flags & O_APPEND) || (c.flags & HOST_RWF_APPEND))
+		if ((c.flags & HOST_RWF_APPEND) ||
+		    ((c.file_flags & O_APPEND) &&
+		     !(mainline && (c.flags & HOST_RWF_NOAPPEND))))
 			MUST(&a, W_APPEND);
 		if (len > MAX_LFS)
 			MUST(&a, W_FBIG);
@@ -1893,7 +1917,8 @@ static void do_enc_write(struct rng *r)
 		}
 		/* btrfs' own limits; a write of len 0 returns 0 whatever it carries. */
 		if (len && (enc.unencoded_len > BTRFS_MAX_UNCOMPRESSED ||
-			    payload_len > ((enc.unencoded_len + SECTOR - 1) & ~(SECTOR - 1)) ||
+			    (mainline ? payload_len >= enc.unencoded_len :
+			     payload_len > ((enc.unencoded_len + SECTOR - 1) & ~(SECTOR - 1))) ||
 			    (enc.compression > ENC_LZO_4K && enc.compression <= ENC_TYPES) ||
 			    enc.unencoded_offset % SECTOR))
 			MUST(&a, W_LIMITS);
@@ -2157,7 +2182,7 @@ static void report(long long start)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: hostile [-s SEED] [-t SECONDS] [-n CALLS] [-v] [DIR]\n"
+	fprintf(stderr, "usage: hostile [-m] [-s SEED] [-t SECONDS] [-n CALLS] [-v] [DIR]\n"
 		"       hostile -T\n");
 	exit(2);
 }
@@ -2169,8 +2194,9 @@ int main(int argc, char **argv)
 	struct rng r;
 	int opt;
 
-	while ((opt = getopt(argc, argv, "s:t:n:vT")) != -1) {
+	while ((opt = getopt(argc, argv, "ms:t:n:vT")) != -1) {
 		switch (opt) {
+		case 'm': mainline = true; break;
 		case 's': seed = strtoull(optarg, NULL, 0); break;
 		case 't': seconds = strtoll(optarg, NULL, 0); break;
 		case 'n': call_limit = strtoull(optarg, NULL, 0); break;
