@@ -57,6 +57,10 @@
  * -B leaves encoded writes out of the races (buffered writes instead), to
  * tell what 5.10 does by itself from what the series does.
  *
+ * -m: the kernel is the mainline series' (Linux 7.2), whose btrfs keeps
+ * mainline's check of an encoded write's payload: smaller than the data it
+ * stands for, not only within its sectors.
+ *
  * Power cuts: "-W DIR -C CYCLE" runs the operations (no unlink, rename,
  * snapshot or NOCOW) on files in DIR of a mounted btrfs until the host
  * kills the machine; now and then a file is fsynced and reported as
@@ -193,6 +197,7 @@ static int passed, failed;
 static bool sync_each;	/* -S: fsync after every operation */
 static bool inject;	/* -X: corrupt the oracle once, to show the checks fail */
 static bool race_base;	/* -B: races without encoded writes (5.10's own behaviour) */
+static bool mainline;	/* -m: mainline btrfs' payload check */
 
 static long long now_ns(void)
 {
@@ -856,7 +861,8 @@ static void ewrite_prepare(struct ctx *c, int fi, struct ewrite *w, unsigned cha
 		w->zlen = w->ulen;
 		memcpy(zbuf, data, w->ulen);
 	}
-	if (ALIGN_UP(w->zlen, SECTOR) > ALIGN_UP((int64_t)w->ulen, SECTOR)) {
+	if (mainline ? w->zlen >= (int64_t)w->ulen :
+	    ALIGN_UP(w->zlen, SECTOR) > ALIGN_UP((int64_t)w->ulen, SECTOR)) {
 		w->expect_einval = true;
 		w->why = "payload larger than data";
 	} else if ((w->off + w->len) % SECTOR && w->off + (int64_t)w->len < size_now) {
@@ -3063,7 +3069,7 @@ static void run_mode(int mode, long long secs)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: stress -D DEV [-M MNT] [-s SEED] [-t SECONDS] [-n OPS] [-p PROCS] [-j THREADS] [-f FILES] [-c CYCLES] [-o OPTS]... [-l OPLOG] [-R DEV2] [-X] [-S] [-w OP=WEIGHT,...]\n"
+	fprintf(stderr, "usage: stress -D DEV [-M MNT] [-s SEED] [-t SECONDS] [-n OPS] [-p PROCS] [-j THREADS] [-f FILES] [-c CYCLES] [-o OPTS]... [-l OPLOG] [-R DEV2] [-X] [-B] [-m] [-S] [-w OP=WEIGHT,...]\n"
 			"       stress -W DIR -C CYCLE [-s SEED] [-p PROCS] [-j THREADS]   (power cuts: write)\n"
 			"       stress -W DIR -V ACKED                                      (power cuts: verify)\n");
 	exit(2);
@@ -3097,7 +3103,7 @@ int main(int argc, char **argv)
 	long long start;
 	int opt, i;
 
-	while ((opt = getopt(argc, argv, "D:M:s:t:n:p:j:f:c:o:l:R:Xw:SW:C:V:B")) != -1) {
+	while ((opt = getopt(argc, argv, "D:M:s:t:n:p:j:f:c:o:l:R:Xw:SW:C:V:Bm")) != -1) {
 		switch (opt) {
 		case 'D': dev = optarg; break;
 		case 'M': mnt = optarg; break;
@@ -3116,6 +3122,7 @@ int main(int argc, char **argv)
 		case 'R': dev2 = optarg; break;
 		case 'X': inject = true; break;
 		case 'B': race_base = true; break;
+		case 'm': mainline = true; break;
 		case 'S': sync_each = true; break;
 		case 'W': pc_dir = optarg; break;
 		case 'C': pc_cycle = atoi(optarg); break;
