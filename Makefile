@@ -96,10 +96,10 @@ demo: build/demo
 
 # The known-flaky cases that passed only on a rerun are named again at the
 # end (scripts/selftests writes them to build/selftests.log.reran).
-# The mainline series has its gates, build and selftests (the hostile and
-# stress tools, the syscall tables and the mailbox are the 5.10 series').
+# The mainline series has its gates, build, selftests and the short hostile
+# and stress runs (the syscall tables and the mailbox are the 5.10 series').
 ifeq ($(SERIES),mainline)
-check: apply-check checkpatch build selftests
+check: apply-check checkpatch build selftests hostile-check stress-check
 else
 check: gates build syscall-check mbox-check selftests hostile-check stress-check
 endif
