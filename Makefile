@@ -33,6 +33,9 @@
 #                   kernel; writes results/bench.md and plots (no build);
 #                   ONLY="send encoded_write" reruns some and replaces
 #                   just their results
+#   make bench-peers  encoded reads and send on the 5.10 series, Debian's
+#                   stock 6.1 and the mainline series, one boot each;
+#                   writes results/bench-peers.md (no build)
 #   make hostile    random and boundary arguments for the new interfaces in
 #                   one boot of the built kernel, every result checked (no
 #                   build); HOSTILE_SEED, HOSTILE_TIME, HOSTILE_OUT=debug
@@ -81,7 +84,7 @@ SELFTESTS ?= core filesystems/epoll filesystems/encoded_io
 KERNEL := $(B)/linux/out-x86_64/arch/x86/boot/bzImage
 
 .PHONY: all demo check gates tree export apply-check checkpatch syscall-check build \
-	selftests vm clean check-arm64 check-s390x check-i386 bisect bisect-boot bench man mbox mbox-check check-debug \
+	selftests vm clean check-arm64 check-s390x check-i386 bisect bisect-boot bench bench-peers man mbox mbox-check check-debug \
 	powercut hostile trinity check-defconfig check-defconfig-x86_64 check-defconfig-arm64 \
 	check-sparse stress stress-check parity check-module check-debian11 \
 	hostile-check mutants
@@ -236,6 +239,12 @@ bisect-boot: build
 # Uses the kernel and headers already built; never starts a kernel build.
 bench:
 	scripts/bench
+
+# The encoded read and send benchmarks on the 5.10 series, Debian 12's
+# stock 6.1 and the mainline series, one boot each (scripts/bench-peers);
+# uses the kernels already built (make build; make build SERIES=mainline).
+bench-peers:
+	scripts/bench-peers
 
 # Uses the kernel and headers already built; never starts a kernel build.
 # A fixed seed, so that two runs draw the same arguments.

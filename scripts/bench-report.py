@@ -197,7 +197,7 @@ def row(cells):
 # (f-strings: their {fields} stay fields, filled from the boot's facts).
 
 WHEN = """{date} by `make bench` (repository at {commit}), on kernel {kernel}
-  (Linux 5.10.262 with the series; kernel tree at "{tree}")"""
+  ({tree})"""
 
 GUEST = """{cpus} vCPUs, {memory} of memory, clocksource {clocksource}. Host:
   {host}"""
