@@ -33,9 +33,9 @@
 #                   kernel; writes results/bench.md and plots (no build);
 #                   ONLY="send encoded_write" reruns some and replaces
 #                   just their results
-#   make bench-peers  encoded reads and send on the 5.10 series, Debian's
-#                   stock 6.1 and the mainline series, one boot each;
-#                   writes results/bench-peers.md (no build)
+#   make bench-peers  encoded reads and send on both series' kernels and
+#                   Debian's stock 6.1 and 7.2, one boot each; writes
+#                   results/bench-peers.md (no build)
 #   make hostile    random and boundary arguments for the new interfaces in
 #                   one boot of the built kernel, every result checked (no
 #                   build); HOSTILE_SEED, HOSTILE_TIME, HOSTILE_OUT=debug
@@ -240,9 +240,9 @@ bisect-boot: build
 bench:
 	scripts/bench
 
-# The encoded read and send benchmarks on the 5.10 series, Debian 12's
-# stock 6.1 and the mainline series, one boot each (scripts/bench-peers);
-# uses the kernels already built (make build; make build SERIES=mainline).
+# The encoded read and send benchmarks on both series' kernels and on
+# Debian's stock 6.1 and 7.2, one boot each (scripts/bench-peers); uses
+# the kernels already built (make build; make build SERIES=mainline).
 bench-peers:
 	scripts/bench-peers
 

@@ -22,7 +22,7 @@
  *               to the file's size.
  *
  * A method the kernel lacks (O_ALLOW_ENCODED does not stick, the ioctl
- * gives ENOTTY) is left out with an "info missing" line. For each it
+ * fails) is left out with an "info missing" line. For each it
  * measures the wall time, the CPU time of the process (getrusage, all
  * threads), the busy CPU time of the whole machine (/proc/stat: btrfs
  * decompresses and checks data in kernel workers, which the process's
@@ -37,6 +37,7 @@
 #include <err.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -146,14 +147,25 @@ struct reader {
 	bool use_ioctl;
 	struct ranges *ranges;
 	long long bytes, calls, covered;
-	const char *error;
+	const char *error;	/* what went wrong, with err (an errno) or not */
+	int err;
 	off_t error_at;
 };
 
+static void *fail_at(struct reader *r, off_t off, const char *what, int err)
+{
+	r->error = what;
+	r->err = err;
+	r->error_at = off;
+	return NULL;
+}
+
 /*
- * Take ranges until none is left, and read each from its start to its
- * end, extent by extent, advancing by len: what each read returns for the
- * range counts as covered.
+ * Take ranges until none is left and read each from its start, extent by
+ * extent, advancing by len: up to the end of the file (a read returning
+ * 0) for the one range of a single reader, else exactly to the start of
+ * the next range (the next extent FIEMAP listed). The lens add up to what
+ * the reads covered.
  */
 static void *reader(void *arg)
 {
@@ -171,25 +183,30 @@ static void *reader(void *arg)
 		while (off < end) {
 			n = read_extent(r->fd, r->use_ioctl, off, buf, &len, &uoff);
 			r->calls++;
-			if (n <= 0) {
-				if (n < 0) {
-					r->error = strerror(-n);
-					r->error_at = off;
-				}
+			if (n < 0)
+				return fail_at(r, off, "read failed", -n);
+			if (!n) {
+				if (r->ranges->n > 1)
+					return fail_at(r, off, "end of file inside a range", 0);
 				return NULL;
 			}
+			if (!len)
+				return fail_at(r, off, "data with a len of 0", 0);
 			r->bytes += n;
-			r->covered += (off + (off_t)len < end ? (off_t)len : end - off);
+			r->covered += len;
 			off += len;
 		}
+		if (off != end)
+			return fail_at(r, off, "a read past the next extent's start", 0);
 	}
 	return NULL;
 }
 
 /*
- * The ranges of @fd for @threads readers: one range, the whole file, for
- * one; else one per extent FIEMAP lists (each also takes any hole after
- * its extent), found as a tool would before it hands them out.
+ * The ranges of @fd for @threads readers: for one, from 0 to wherever the
+ * reads find the end of the file; else one per extent FIEMAP lists (each
+ * also takes any hole after its extent), found as a tool would before it
+ * hands them out, the last ending at the file's size.
  */
 static void file_ranges(int fd, int threads, struct ranges *rg)
 {
@@ -207,8 +224,8 @@ static void file_ranges(int fd, int threads, struct ranges *rg)
 	rg->start[rg->n++] = 0;
 	memset(&q, 0, sizeof(q));
 	q.fm.fm_length = size;
-	while (threads > 1) {
-		q.fm.fm_extent_count = 256;
+	while (threads > 1 && q.fm.fm_start < (__u64)size) {
+		q.fm.fm_extent_count = ARRAY_SIZE(q.fe);
 		q.fm.fm_mapped_extents = 0;
 		if (ioctl(fd, FS_IOC_FIEMAP, &q.fm))
 			err(1, "FIEMAP");
@@ -225,14 +242,14 @@ static void file_ranges(int fd, int threads, struct ranges *rg)
 			}
 			rg->start[rg->n++] = at;
 		}
-		if (!q.fm.fm_mapped_extents ||
+		if (q.fm.fm_mapped_extents < q.fm.fm_extent_count ||
 		    q.fe[q.fm.fm_mapped_extents - 1].fe_flags & FIEMAP_EXTENT_LAST)
 			break;
 		i = q.fm.fm_mapped_extents - 1;
 		q.fm.fm_start = q.fe[i].fe_logical + q.fe[i].fe_length;
 		q.fm.fm_length = size - q.fm.fm_start;
 	}
-	rg->start[rg->n] = size;
+	rg->start[rg->n] = threads > 1 ? size : LLONG_MAX;
 }
 
 /* Read all of @fd with encoded reads, by @threads threads. */
@@ -261,9 +278,11 @@ static void read_encoded(int fd, bool use_ioctl, int threads, long long *m,
 		if (threads > 1)
 			pthread_join(r[t].thread, NULL);
 		if (r[t].error)
-			errx(1, "%s at %lld: %s", use_ioctl ?
+			errx(1, "%s at %lld: %s%s%s", use_ioctl ?
 			     "BTRFS_IOC_ENCODED_READ" : "preadv2(RWF_ENCODED)",
-			     (long long)r[t].error_at, r[t].error);
+			     (long long)r[t].error_at, r[t].error,
+			     r[t].err ? ": " : "",
+			     r[t].err ? strerror(r[t].err) : "");
 		m[BYTES] += r[t].bytes;
 		m[CALLS] += r[t].calls;
 		*file_bytes += r[t].covered;
@@ -285,7 +304,7 @@ static bool have(const char *path, int method)
 	if (fd < 0)
 		err(1, "open %s", path);
 	if (method == IOCTL || method == IOCTL_X4)
-		ok = read_extent(fd, true, 0, buf, &len, &uoff) != -ENOTTY;
+		ok = read_extent(fd, true, 0, buf, &len, &uoff) >= 0;
 	else
 		ok = fcntl(fd, F_GETFL) & O_ALLOW_ENCODED;
 	close(fd);

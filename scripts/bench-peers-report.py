@@ -29,30 +29,34 @@ def load(path):
         return Bench(line.rstrip("\n") for line in f)
 
 
-def gib(bench, codec):
-    return report.num(bench.fact("filesize", codec)) / 2**30
-
-
 def rec(bench, *key):
     return bench.get(*key) if bench.has(*key) else None
 
 
-def ratio_cell(a, b):
-    """a/b of the medians, with the range min(a)/max(b)..max(a)/min(b)."""
+def ratios(a, b):
+    """a/b of the medians, and the range min(a)/max(b)..max(a)/min(b):
+    from a's best run over b's worst to its worst over b's best (for
+    costs). None where either lacks the measurement."""
     if not a or not b or not b["med"] or not b["min"]:
-        return "–"
-    return "{}× ({}–{})".format(sig(a["med"] / b["med"]),
-                               sig(a["min"] / b["max"]),
-                               sig(a["max"] / b["min"]))
+        return None
+    return a["med"] / b["med"], a["min"] / b["max"], a["max"] / b["min"]
+
+
+def ratio_cell(a, b):
+    r = ratios(a, b)
+    return "{}× ({}–{})".format(*map(sig, r)) if r else "–"
 
 
 def within(kernels):
     """Each kernel's own ratios: the alternatives a user has on it."""
+    any_bench = next(iter(kernels.values()))
+    mib = any_bench.fact("datamib")
     out = ["## On each kernel\n\nRatios of the medians in the same boot "
            "(in brackets the range over the runs' extremes). Encoded "
-           "reads read the 128 MiB log file of `make bench`, cold, stored "
-           "with `compress-force`; send moves the 128 MiB and 512 MiB "
-           "(x4) sets.\n\n"]
+           f"reads read the {mib} MiB log file of `make bench`, cold, "
+           "stored with `compress-force`, one extent per call or by four "
+           "threads (`_x4`); send moves its data set and the one four "
+           "times as large (x4).\n\n"]
     head = ["kernel"]
     rows = {k: [k] for k in kernels}
     for c in CODECS:
@@ -88,7 +92,7 @@ def within(kernels):
     return "".join(out)
 
 
-# What is compared across kernels: (label, key, scale to a unit, unit).
+# What is compared across kernels: (label, key of the measurement).
 def across_items():
     for c in CODECS:
         for m in ("ioctl", "read()"):
@@ -112,7 +116,7 @@ def across(kernels, data):
         return "\n## Against mainline's implementation\n\nNot measured: " \
                "the run lacks a series kernel or a Debian one.\n"
     head = ["measurement"] + [f"{m} median" for m in bases] + \
-        [f"{k} / {m}" for k, m in pairs] + ["series behind?"]
+        [f"{k} / {m}" for k, m in pairs] + ["series behind beyond the runs?"]
     rows, dat = [], ""
     for label, key in across_items():
         base = {m: rec(kernels[m], *key) for m in bases}
@@ -121,18 +125,17 @@ def across(kernels, data):
         behind = []
         dat += '"{}"'.format(label)
         for k, m in pairs:
-            s, b = rec(kernels[k], *key), base[m]
-            cells.append(ratio_cell(s, b))
-            # A cost where even the series' best run is worse than
-            # mainline's worst: behind beyond the spread.
-            if s and b and s["min"] > b["max"]:
+            r = ratios(rec(kernels[k], *key), base[m])
+            cells.append(ratio_cell(rec(kernels[k], *key), base[m]))
+            # A cost where even the series' best run is worse than the
+            # other's worst; byte counts, the same in every run, only
+            # beyond 1 %.
+            if r and (r[1] > 1.01 if key[-1] == "bytes" else r[1] > 1):
                 behind.append(f"{k} / {m}")
-            ok = s and b and b["med"] and b["min"]
-            dat += " %g %g %g" % ((s["med"] / b["med"], s["min"] / b["max"],
-                                   s["max"] / b["min"]) if ok else
-                                  (float("nan"),) * 3)
+            dat += " %g %g %g" % (r if r else (float("nan"),) * 3)
         dat += "\n"
-        cells.append(", ".join(behind) if behind else "no")
+        known = any(ratios(rec(kernels[k], *key), base[m]) for k, m in pairs)
+        cells.append(", ".join(behind) if behind else "no" if known else "–")
         rows.append(cells)
     data("peers.dat", "# label, then per pair ("
          + " ".join(f"{k}/{m}" for k, m in pairs) + "): ratio, low, high\n"
@@ -147,7 +150,9 @@ def across(kernels, data):
             "less), in brackets the range from the series' best run over "
             "the other's worst to its worst over the other's best. "
             "\"Behind\" names a pair where the series' best run costs more "
-            "than the other's worst. RWF_ENCODED exists only on the series' "
+            "than the other's worst (byte counts, the same in every run: "
+            "more than 1 % more); \"no\" means not shown by these 2 to 5 "
+            "runs each. RWF_ENCODED exists only on the series' "
             "kernels, so the encoded reads compared are the ioctl's "
             "(BTRFS_IOC_ENCODED_READ).\n\n![Series over Debian's kernels, "
             "per measurement; bars: the range](bench-peers.png)\n\n"
@@ -166,12 +171,14 @@ def table(head, rows):
 
 
 def boots(kernels):
-    out = ["| kernel | booted | what | guest | host load before, after | "
-           "guest time |\n|---|---|---|---|---|---|\n"]
+    out = ["| kernel | booted | repository | what | guest | host load "
+           "before, after | guest time |\n|---|---|---|---|---|---|---|\n"]
     for k, b in kernels.items():
         out.append(report.row([
-            k, b.fact("date"), f"`{b.fact('kernel')}`: {b.fact('tree')}",
-            f"{b.fact('cpus')} vCPUs, {b.fact('memory')}",
+            k, b.fact("date"), b.fact("commit"),
+            f"`{b.fact('kernel')}`: {b.fact('tree')}",
+            f"{b.fact('cpus')} vCPUs, {b.fact('memory')}, "
+            f"clocksource {b.fact('clocksource')}",
             b.fact("host").split("load average ")[-1],
             ", ".join(b.took[-1])]))
     return "".join(out)
@@ -181,9 +188,12 @@ def main():
     if len(sys.argv) != 3:
         sys.exit("usage: bench-peers-report.py PEERS_DIR DATA")
     peers, datadir = sys.argv[1:]
-    order = ["series-5.10", "debian-6.1", "series-7.2", "debian-7.2"]
-    names = sorted(os.listdir(peers),
-                   key=lambda n: (order.index(n) if n in order else 9, n))
+    # By version, the series' kernel before Debian's of the same version.
+    def order(name):
+        kind, _, version = name.partition("-")
+        return [int(x) if x.isdigit() else 0 for x in version.split(".")], \
+            kind != "series", name
+    names = sorted(os.listdir(peers), key=order)
     kernels = {n: load(os.path.join(peers, n, "bench.tsv")) for n in names
                if os.path.isfile(os.path.join(peers, n, "bench.tsv"))}
 
@@ -191,9 +201,8 @@ def main():
         with open(os.path.join(datadir, filename), "w") as f:
             f.write(text)
 
-    commit = next(iter(kernels.values())).fact("commit") if kernels else ""
     text = ("# Benchmarks against mainline's implementation\n\n"
-            f"`make bench-peers` (repository at {commit}): the encoded read "
+            "`make bench-peers`: the encoded read "
             "and send benchmarks of `make bench` on each kernel, one boot "
             "each, one after the other on the same host, in the same QEMU "
             "guest under TCG. Absolute times are the emulated guest's; "

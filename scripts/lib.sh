@@ -94,3 +94,21 @@ apt_mirror() {
 }
 
 CACHE=${KSERIES_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/linux-5.10-series}
+
+# debian_kernel [-s unstable]: a Debian kernel package to boot in the guest
+# (make parity, make bench-peers): fetched and unpacked by
+# scripts/fetch-debian-kernel, with an initramfs that loads its virtio and
+# 9p modules (scripts/module-initramfs, made again when that script
+# changes). Sets DEB_KDIR (the unpacked package), DEB_KVER, DEB_KERNEL (its
+# vmlinuz), DEB_INITRD and DEB_APPEND (the kernel arguments that make the
+# guest load modules from DEB_KDIR: scripts/guest-init).
+debian_kernel() {
+	DEB_KDIR=$("$ROOT/scripts/fetch-debian-kernel" "$@")
+	DEB_KVER=$(ls "$DEB_KDIR/lib/modules")
+	DEB_KERNEL=$DEB_KDIR/boot/vmlinuz-$DEB_KVER
+	DEB_INITRD=$BUILD/debian-initrd/$DEB_KVER.gz
+	DEB_APPEND=guest.modules=$DEB_KDIR
+	mkdir -p "$BUILD/debian-initrd"
+	[ "$DEB_INITRD" -nt "$ROOT/scripts/module-initramfs" ] ||
+		"$ROOT/scripts/module-initramfs" "$DEB_KDIR" "$DEB_INITRD"
+}
