@@ -19,10 +19,17 @@
  *               the extents FIEMAP lists (listed inside the timing, as a
  *               tool would), each taken by the next free thread and read
  *               from its start to the next one's; the lengths must add up
- *               to the file's size.
+ *               to the file's size;
+ *   encoded_uring, ioctl_uring
+ *               the same ranges with one thread and io_uring (liburing)
+ *               keeping 4 reads in flight, with IOSQE_ASYNC (see
+ *               queue_read()): IORING_OP_READV with RWF_ENCODED, or
+ *               IORING_OP_URING_CMD with the ioctl's command (mainline's
+ *               btrfs since 6.12).
  *
  * A method the kernel lacks (O_ALLOW_ENCODED does not stick, the ioctl
- * fails) is left out with an "info missing" line. For each it
+ * or the io_uring request fails) is left out with an "info missing"
+ * line. For each it
  * measures the wall time, the CPU time of the process (getrusage, all
  * threads), the busy CPU time of the whole machine (/proc/stat: btrfs
  * decompresses and checks data in kernel workers, which the process's
@@ -48,6 +55,7 @@
 #include <linux/btrfs.h>
 #include <linux/fiemap.h>
 #include <linux/fs.h>
+#include <liburing.h>
 #include "bench.h"
 
 /* Not in glibc's <fcntl.h>; the asm-generic value, as on x86. */
@@ -57,14 +65,29 @@
 
 #define CHUNK (1024 * 1024)
 #define EXTENT_MAX (128 * 1024)
-#define THREADS 4
+#define IN_FLIGHT 4
 
-enum { READ, ENCODED, ENCODED_X4, IOCTL, IOCTL_X4, NR_METHODS };
 enum { WALL, CPU, BUSY, BYTES, CALLS, NR_METRICS };
 
-static const char * const method_name[NR_METHODS] = {
-	"read", "encoded", "encoded_x4", "ioctl", "ioctl_x4",
+/* How a method reads: read(), encoded reads by threads or by io_uring. */
+enum { PLAIN, THREADS, URING };
+
+static const struct method {
+	const char *name;
+	int how;
+	bool ioctl;	/* BTRFS_IOC_ENCODED_READ, else preadv2(RWF_ENCODED) */
+	int depth;	/* reads in flight */
+} methods[] = {
+	{ "read", PLAIN, false, 1 },
+	{ "encoded", THREADS, false, 1 },
+	{ "encoded_x4", THREADS, false, IN_FLIGHT },
+	{ "encoded_uring", URING, false, IN_FLIGHT },
+	{ "ioctl", THREADS, true, 1 },
+	{ "ioctl_x4", THREADS, true, IN_FLIGHT },
+	{ "ioctl_uring", URING, true, IN_FLIGHT },
 };
+#define NR_METHODS ARRAY_SIZE(methods)
+#define READ 0
 static const char * const metric_name[NR_METRICS] = {
 	"wall_ns", "cpu_ns", "busy_ns", "bytes", "calls",
 };
@@ -140,7 +163,7 @@ struct ranges {
 	int next;
 };
 
-/* What one reader thread does, and what it found. */
+/* What one reader (a thread, or the io_uring loop) did, and what it found. */
 struct reader {
 	pthread_t thread;
 	int fd;
@@ -152,63 +175,185 @@ struct reader {
 	off_t error_at;
 };
 
-static void *fail_at(struct reader *r, off_t off, const char *what, int err)
+/* Take the next range no reader took yet into [*@off, *@end): false if none. */
+static bool take_range(struct reader *r, off_t *off, off_t *end)
 {
-	r->error = what;
-	r->err = err;
-	r->error_at = off;
-	return NULL;
+	int i = __atomic_fetch_add(&r->ranges->next, 1, __ATOMIC_RELAXED);
+
+	if (i >= r->ranges->n)
+		return false;
+	*off = r->ranges->start[i];
+	*end = r->ranges->start[i + 1];
+	return true;
 }
 
 /*
- * Take ranges until none is left and read each from its start, extent by
- * extent, advancing by len: up to the end of the file (a read returning
- * 0) for the one range of a single reader, else exactly to the start of
- * the next range (the next extent FIEMAP listed). The lens add up to what
- * the reads covered.
+ * Account one encoded read at *@off of the range ending at *@end: it
+ * returned @n (bytes, or -errno) standing for @len bytes of the file.
+ * Returns NULL with *@off advanced by @len, or what is wrong: reads
+ * advance by len exactly to the range's end (the next extent FIEMAP
+ * listed), but for the one range of a single reader, which ends where a
+ * read returns 0 (the end of the file).
  */
+static const char *advance(struct reader *r, off_t *off, off_t *end,
+			   ssize_t n, unsigned long long len)
+{
+	r->calls++;
+	if (n < 0) {
+		r->err = -n;
+		return "read failed";
+	}
+	if (!n) {
+		if (r->ranges->n > 1)
+			return "end of file inside a range";
+		*end = *off;
+		return NULL;
+	}
+	if (!len)
+		return "data with a len of 0";
+	r->bytes += n;
+	r->covered += len;
+	*off += len;
+	if (*off > *end)
+		return "a read past the next extent's start";
+	return NULL;
+}
+
+static void fail_at(struct reader *r, off_t off, const char *what)
+{
+	r->error = what;
+	r->error_at = off;
+}
+
+/* A reader thread: takes ranges until none is left, reads each extent by extent. */
 static void *reader(void *arg)
 {
-	struct reader *r = arg;
 	static __thread char buf[EXTENT_MAX];
+	struct reader *r = arg;
 	unsigned long long len, uoff;
+	const char *what;
 	off_t off, end;
 	ssize_t n;
-	int i;
 
-	while ((i = __atomic_fetch_add(&r->ranges->next, 1, __ATOMIC_RELAXED)) <
-	       r->ranges->n) {
-		off = r->ranges->start[i];
-		end = r->ranges->start[i + 1];
+	while (take_range(r, &off, &end)) {
 		while (off < end) {
 			n = read_extent(r->fd, r->use_ioctl, off, buf, &len, &uoff);
-			r->calls++;
-			if (n < 0)
-				return fail_at(r, off, "read failed", -n);
-			if (!n) {
-				if (r->ranges->n > 1)
-					return fail_at(r, off, "end of file inside a range", 0);
+			what = advance(r, &off, &end, n, len);
+			if (what) {
+				fail_at(r, off, what);
 				return NULL;
 			}
-			if (!len)
-				return fail_at(r, off, "data with a len of 0", 0);
-			r->bytes += n;
-			r->covered += len;
-			off += len;
 		}
-		if (off != end)
-			return fail_at(r, off, "a read past the next extent's start", 0);
 	}
 	return NULL;
 }
 
+/* One of the reads io_uring keeps in flight: where it is, and its buffers. */
+struct slot {
+	off_t off, end;
+	struct encoded_iov enc;
+	struct iovec iov[2];
+	struct btrfs_ioctl_encoded_io_args args;
+	char buf[EXTENT_MAX];
+};
+
 /*
- * The ranges of @fd for @threads readers: for one, from 0 to wherever the
- * reads find the end of the file; else one per extent FIEMAP lists (each
- * also takes any hole after its extent), found as a tool would before it
- * hands them out, the last ending at the file's size.
+ * Queue the encoded read at @s->off: the args of a uring_cmd are read
+ * when the kernel issues it and written back when it completes, so each
+ * slot has its own. IOSQE_ASYNC, as a tool should set it: an encoded read
+ * may block, so it ends up in an io-wq worker anyway (RWF_ENCODED always,
+ * the uring_cmd when it would wait); without the flag, io-wq starts
+ * another worker for a file's reads only while none is running, and reads
+ * that keep a CPU busy (under TCG, all of them) went one at a time: no
+ * faster than one preadv2() after another.
  */
-static void file_ranges(int fd, int threads, struct ranges *rg)
+static void queue_read(struct io_uring *ring, int fd, bool use_ioctl,
+		       struct slot *s)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
+
+	if (!sqe)
+		errx(1, "io_uring: no free SQE");
+	s->iov[0] = (struct iovec){ .iov_base = &s->enc, .iov_len = sizeof(s->enc) };
+	s->iov[1] = (struct iovec){ .iov_base = s->buf, .iov_len = EXTENT_MAX };
+	if (use_ioctl) {
+		s->args = (struct btrfs_ioctl_encoded_io_args){
+			.iov = &s->iov[1], .iovcnt = 1, .offset = s->off,
+		};
+		io_uring_prep_rw(IORING_OP_URING_CMD, sqe, fd, &s->args, 0, 0);
+		sqe->cmd_op = BTRFS_IOC_ENCODED_READ;
+	} else {
+		io_uring_prep_readv(sqe, fd, s->iov, 2, s->off);
+		sqe->rw_flags = RWF_ENCODED;
+	}
+	io_uring_sqe_set_data(sqe, s);
+	sqe->flags |= IOSQE_ASYNC;
+}
+
+/* Wait for a completion: its slot, and the read's result in *@n. */
+static struct slot *reap_read(struct io_uring *ring, ssize_t *n)
+{
+	struct io_uring_cqe *cqe;
+	struct slot *s;
+	int ret;
+
+	ret = io_uring_submit_and_wait(ring, 1);
+	if (ret >= 0)
+		ret = io_uring_peek_cqe(ring, &cqe);
+	if (ret < 0) {
+		errno = -ret;
+		err(1, "io_uring");
+	}
+	s = io_uring_cqe_get_data(cqe);
+	*n = cqe->res;
+	io_uring_cqe_seen(ring, cqe);
+	return s;
+}
+
+/*
+ * The io_uring reader: one thread keeping @depth reads in flight, each
+ * slot reading a range extent by extent, as a reader thread does, then
+ * taking the next range.
+ */
+static void read_uring(struct reader *r, int depth)
+{
+	static struct slot slot[IN_FLIGHT];
+	struct io_uring ring;
+	const char *what;
+	int busy = 0, i;
+	struct slot *s;
+	ssize_t n;
+
+	i = io_uring_queue_init(depth, &ring, 0);
+	if (i) {
+		errno = -i;
+		err(1, "io_uring_queue_init");
+	}
+	for (i = 0; i < depth && take_range(r, &slot[i].off, &slot[i].end); i++) {
+		queue_read(&ring, r->fd, r->use_ioctl, &slot[i]);
+		busy++;
+	}
+	while (busy && !r->error) {
+		s = reap_read(&ring, &n);
+		what = advance(r, &s->off, &s->end,
+			       n, r->use_ioctl ? s->args.len : s->enc.len);
+		if (what)
+			fail_at(r, s->off, what);
+		else if (s->off < s->end || take_range(r, &s->off, &s->end))
+			queue_read(&ring, r->fd, r->use_ioctl, s);
+		else
+			busy--;
+	}
+	io_uring_queue_exit(&ring);
+}
+
+/*
+ * The ranges of @fd for @depth reads in flight: for one, from 0 to
+ * wherever the reads find the end of the file; else one per extent
+ * FIEMAP lists (each also takes any hole after its extent), found as a
+ * tool would before it hands them out, the last ending at the file's size.
+ */
+static void file_ranges(int fd, int depth, struct ranges *rg)
 {
 	struct {
 		struct fiemap fm;
@@ -224,7 +369,7 @@ static void file_ranges(int fd, int threads, struct ranges *rg)
 	rg->start[rg->n++] = 0;
 	memset(&q, 0, sizeof(q));
 	q.fm.fm_length = size;
-	while (threads > 1 && q.fm.fm_start < (__u64)size) {
+	while (depth > 1 && q.fm.fm_start < (__u64)size) {
 		q.fm.fm_extent_count = ARRAY_SIZE(q.fe);
 		q.fm.fm_mapped_extents = 0;
 		if (ioctl(fd, FS_IOC_FIEMAP, &q.fm))
@@ -249,23 +394,25 @@ static void file_ranges(int fd, int threads, struct ranges *rg)
 		q.fm.fm_start = q.fe[i].fe_logical + q.fe[i].fe_length;
 		q.fm.fm_length = size - q.fm.fm_start;
 	}
-	rg->start[rg->n] = threads > 1 ? size : LLONG_MAX;
+	rg->start[rg->n] = depth > 1 ? size : LLONG_MAX;
 }
 
-/* Read all of @fd with encoded reads, by @threads threads. */
-static void read_encoded(int fd, bool use_ioctl, int threads, long long *m,
+/* Read all of @fd with encoded reads, as method @mt does. */
+static void read_encoded(int fd, const struct method *mt, long long *m,
 			 long long *file_bytes)
 {
-	struct reader r[THREADS] = { 0 };
+	struct reader r[IN_FLIGHT] = { 0 };
+	int t, readers = mt->how == URING ? 1 : mt->depth;
 	struct ranges rg;
-	int t;
 
-	file_ranges(fd, threads, &rg);
-	for (t = 0; t < threads; t++) {
+	file_ranges(fd, mt->depth, &rg);
+	for (t = 0; t < readers; t++) {
 		r[t].fd = fd;
-		r[t].use_ioctl = use_ioctl;
+		r[t].use_ioctl = mt->ioctl;
 		r[t].ranges = &rg;
-		if (threads > 1) {
+		if (mt->how == URING) {
+			read_uring(&r[t], mt->depth);
+		} else if (readers > 1) {
 			errno = pthread_create(&r[t].thread, NULL, reader, &r[t]);
 			if (errno)
 				err(1, "pthread_create");
@@ -274,12 +421,11 @@ static void read_encoded(int fd, bool use_ioctl, int threads, long long *m,
 		}
 	}
 	*file_bytes = 0;
-	for (t = 0; t < threads; t++) {
-		if (threads > 1)
+	for (t = 0; t < readers; t++) {
+		if (readers > 1)
 			pthread_join(r[t].thread, NULL);
 		if (r[t].error)
-			errx(1, "%s at %lld: %s%s%s", use_ioctl ?
-			     "BTRFS_IOC_ENCODED_READ" : "preadv2(RWF_ENCODED)",
+			errx(1, "%s at %lld: %s%s%s", mt->name,
 			     (long long)r[t].error_at, r[t].error,
 			     r[t].err ? ": " : "",
 			     r[t].err ? strerror(r[t].err) : "");
@@ -290,48 +436,59 @@ static void read_encoded(int fd, bool use_ioctl, int threads, long long *m,
 	free(rg.start);
 }
 
-/* Whether the kernel has @method for the file at @path. */
-static bool have(const char *path, int method)
+/*
+ * Whether the kernel has method @mt for the file at @path: the
+ * descriptor keeps O_ALLOW_ENCODED, and a first read at 0 that way works.
+ */
+static bool have(const char *path, const struct method *mt)
 {
 	unsigned long long len, uoff;
-	static char buf[EXTENT_MAX];
-	bool ok;
+	static struct slot s;
+	struct io_uring ring;
+	ssize_t n;
 	int fd;
 
-	if (method == READ)
+	if (mt->how == PLAIN)
 		return true;
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_ALLOW_ENCODED);
+	fd = open(path, O_RDONLY | O_CLOEXEC | (mt->ioctl ? 0 : O_ALLOW_ENCODED));
 	if (fd < 0)
 		err(1, "open %s", path);
-	if (method == IOCTL || method == IOCTL_X4)
-		ok = read_extent(fd, true, 0, buf, &len, &uoff) >= 0;
-	else
-		ok = fcntl(fd, F_GETFL) & O_ALLOW_ENCODED;
+	if (!mt->ioctl && !(fcntl(fd, F_GETFL) & O_ALLOW_ENCODED)) {
+		n = -EINVAL;
+	} else if (mt->how == URING) {
+		n = io_uring_queue_init(1, &ring, 0);
+		if (!n) {
+			s.off = 0;
+			queue_read(&ring, fd, mt->ioctl, &s);
+			reap_read(&ring, &n);
+			io_uring_queue_exit(&ring);
+		}
+	} else {
+		n = read_extent(fd, mt->ioctl, 0, s.buf, &len, &uoff);
+	}
 	close(fd);
-	return ok;
+	return n >= 0;
 }
 
-/* One cold read of @path by @method; fills @m[NR_METRICS]. */
-static long long measure(const char *path, int method, long long *m)
+/* One cold read of @path by method @mt; fills @m[NR_METRICS]. */
+static long long measure(const char *path, const struct method *mt, long long *m)
 {
 	long long t, cpu, busy, file_bytes;
 	int fd;
 
 	drop_caches();
 	fd = open(path, O_RDONLY | O_CLOEXEC |
-		  (method == ENCODED || method == ENCODED_X4 ? O_ALLOW_ENCODED : 0));
+		  (mt->how != PLAIN && !mt->ioctl ? O_ALLOW_ENCODED : 0));
 	if (fd < 0)
 		err(1, "open %s", path);
 	m[BYTES] = m[CALLS] = 0;
 	busy = busy_ns();
 	cpu = cpu_ns();
 	t = now_ns();
-	if (method == READ)
+	if (mt->how == PLAIN)
 		read_plain(fd, m, &file_bytes);
 	else
-		read_encoded(fd, method == IOCTL || method == IOCTL_X4,
-			     method == ENCODED_X4 || method == IOCTL_X4 ?
-			     THREADS : 1, m, &file_bytes);
+		read_encoded(fd, mt, m, &file_bytes);
 	m[WALL] = now_ns() - t;
 	m[CPU] = cpu_ns() - cpu;
 	m[BUSY] = busy_ns() - busy;
@@ -359,9 +516,9 @@ int main(int argc, char **argv)
 		errx(2, "RUNS must be at least 1");
 
 	for (j = 0; j < NR_METHODS; j++) {
-		on[j] = have(path, j);
+		on[j] = have(path, &methods[j]);
 		if (!on[j])
-			info("missing\t%s\t%s", label, method_name[j]);
+			info("missing\t%s\t%s", label, methods[j].name);
 		for (k = 0; k < NR_METRICS; k++) {
 			v[j][k] = calloc(runs, sizeof(long long));
 			if (!v[j][k])
@@ -372,18 +529,18 @@ int main(int argc, char **argv)
 		for (j = 0; j < NR_METHODS; j++) {
 			if (!on[j])
 				continue;
-			size[j] = measure(path, j, m);
+			size[j] = measure(path, &methods[j], m);
 			for (k = 0; k < NR_METRICS; k++)
 				v[j][k][i] = m[k];
 			if (size[j] != size[READ])
 				errx(1, "read saw %lld bytes, %s covered %lld",
-				     size[READ], method_name[j], size[j]);
+				     size[READ], methods[j].name, size[j]);
 		}
 	}
 	info("filesize\t%s\t%lld", label, size[READ]);
 	for (j = 0; j < NR_METHODS; j++)
 		for (k = 0; on[j] && k < NR_METRICS; k++)
-			summary("encoded", label, method_name[j],
+			summary("encoded", label, methods[j].name,
 				metric_name[k], v[j][k], runs);
 	return 0;
 }

@@ -2,7 +2,9 @@
 """bench-report.py: the Markdown report of a bench.tsv (see bench/bench.h
 for its lines), on stdout, and the plots' data files in the directory DATA:
 timeout-SLACK.dat, cloexec.dat, encoded.dat, encwrite.dat, send-times.dat
-and send-ratios.dat, each only when the run has its benchmark.
+and send-ratios.dat, each only when the run has its benchmark, and
+peers.dat when the directory peers/ beside BENCH.TSV holds the boots of
+make bench-peers (scripts/bench-peers).
 scripts/bench-report runs it, then draws the plots from DATA with gnuplot.
 
     bench-report.py BENCH.TSV DATA > bench.md
@@ -35,6 +37,11 @@ NAME = {
     "proc_scan": "/proc/self/fd scan",
     "read": "read()",
     "encoded": "preadv2(RWF_ENCODED)",
+    "encoded_x4": "RWF_ENCODED, 4 threads",
+    "encoded_uring": "RWF_ENCODED, io_uring ×4",
+    "ioctl": "BTRFS_IOC_ENCODED_READ",
+    "ioctl_x4": "the ioctl, 4 threads",
+    "ioctl_uring": "the ioctl, io_uring ×4",
     "1ns": "timer slack 1 ns",
     "default": "default timer slack",
 }
@@ -400,8 +407,12 @@ A {datamib} MiB file of web server log lines on a fresh btrfs (a 1.5 GiB
   compress-force=zstd, zlib or lzo, read whole from a cold cache (caches
   dropped before each read): with read() in 1 MiB chunks, and with
   preadv2(RWF_ENCODED), one extent per call into a struct encoded_iov and a
-  128 KiB buffer. The image lives in memory, so "cold" means btrfs reads and
-  checks the extents again but no disk is waited for.
+  128 KiB buffer; then with four reads in flight, by four threads taking
+  the extents FIEMAP lists, or by one thread with io_uring (IOSQE_ASYNC);
+  then the same through mainline's BTRFS_IOC_ENCODED_READ (io_uring:
+  its uring_cmd, which this kernel may lack). The image lives in memory,
+  so "cold" means btrfs reads and checks the extents again but no disk is
+  waited for.
 
 Times are seconds per GiB of file data, median (min–max) of the runs.
   Process CPU is the reader's user + system time (getrusage); busy CPU is
@@ -415,10 +426,12 @@ Times are seconds per GiB of file data, median (min–max) of the runs.
 |---|---|---:|---:|---:|---:|---:|---:|
 {times}
 Ratios of the medians, read() / RWF_ENCODED (above 1: the encoded read is
-  cheaper):
+  cheaper), and of read()'s wall time over that of the encoded reads with
+  four in flight:
 
-| compression | file | wall | process CPU | busy CPU | bytes moved |
-|---|---:|---:|---:|---:|---:|
+| compression | file | wall | process CPU | busy CPU | bytes moved | wall,
+  4 threads | wall, io_uring ×4 |
+|---|---:|---:|---:|---:|---:|---:|---:|
 {ratios}
 ![Wall time per GiB, read() against RWF_ENCODED, bars
   min–max](encoded-read.png)
@@ -437,7 +450,9 @@ def encoded_section(bench, data):
     for c in compressions:
         rec = lambda m, metric: bench.get("encoded", c, m, metric)
         scale = per_gib(num(bench.fact("filesize", c)) / 1073741824)
-        for m in ("read", "encoded"):
+        for m in bench.keys("encoded", 2):
+            if not bench.has("encoded", c, m, "wall_ns"):
+                continue
             times += row([c, name(m), rec(m, "bytes").n]
                          + [spread(rec(m, t), scale)
                             for t in ("wall_ns", "cpu_ns", "busy_ns")]
@@ -445,7 +460,10 @@ def encoded_section(bench, data):
                             rec(m, "calls").text["med"]])
         ratios += row([c, mib(num(bench.fact("filesize", c)))]
                       + [ratio(rec("read", t)["med"], rec("encoded", t)["med"])
-                         for t in ("wall_ns", "cpu_ns", "busy_ns", "bytes")])
+                         for t in ("wall_ns", "cpu_ns", "busy_ns", "bytes")]
+                      + [ratio(rec("read", "wall_ns")["med"],
+                               rec(m, "wall_ns")["med"])
+                         for m in ("encoded_x4", "encoded_uring")])
         dat += " ".join([c] + [dat3(rec(m, t), scale)
                                for t in ("wall_ns", "busy_ns")
                                for m in ("read", "encoded")]) + "\n"
@@ -768,6 +786,137 @@ def send_x4_section(bench):
                 v2_encoded=bench.info.get(("encodedextents", "v2-x4"), "(not counted)"))
 
 
+# The series' kernels against Debian's stock kernels: make bench-peers keeps
+# a bench.tsv per kernel in peers/KERNEL/ beside the report's own.
+
+CODECS = ("zstd", "zlib", "lzo")
+
+
+def load(path):
+    """The Bench of a bench.tsv file."""
+    with open(path, newline="\n", encoding="utf-8",
+              errors="surrogateescape") as lines:
+        return Bench(line.removesuffix("\n") for line in lines)
+
+
+def load_peers(peers):
+    """{kernel: Bench} of the directory PEERS, by version, the series'
+    kernel before Debian's of the same version; {} if there is none."""
+    def order(name):
+        kind, _, version = name.partition("-")
+        return [int(x) if x.isdigit() else 0 for x in version.split(".")], \
+            kind != "series", name
+    names = sorted(os.listdir(peers), key=order) if os.path.isdir(peers) \
+        else []
+    return {n: load(os.path.join(peers, n, "bench.tsv")) for n in names
+            if os.path.isfile(os.path.join(peers, n, "bench.tsv"))}
+
+
+def rec(bench, *key):
+    """A measurement, or None where the boot lacks it."""
+    return bench.get(*key) if bench.has(*key) else None
+
+
+def ratios(a, b):
+    """a/b of the medians, and the range min(a)/max(b)..max(a)/min(b):
+    from a's best run over b's worst to its worst over b's best (for
+    costs). None where either lacks the measurement."""
+    if not a or not b or not b["med"] or not b["min"]:
+        return None
+    return a["med"] / b["med"], a["min"] / b["max"], a["max"] / b["min"]
+
+
+def ratio_cell(a, b):
+    r = ratios(a, b)
+    return "{}× ({}–{})".format(*map(sig, r)) if r else "–"
+
+
+def table(head, rows):
+    return (row(head) + row(["---"] * len(head))
+            + "".join(row(r) for r in rows))
+
+
+def peer_items():
+    """What is compared across kernels: (label, key of the measurement)."""
+    for c in CODECS:
+        for m in ("ioctl", "read"):
+            k = "read()" if m == "read" else m
+            yield (f"{c}: {k} busy CPU", ("encoded", c, m, "busy_ns"))
+            yield (f"{c}: {k} wall", ("encoded", c, m, "wall_ns"))
+        for m in ("ioctl_x4", "ioctl_uring"):
+            yield (f"{c}: {m} wall", ("encoded", c, m, "wall_ns"))
+    for sfx in ("", "-x4"):
+        for v in ("v1", "v2"):
+            x = " x4" if sfx else ""
+            yield (f"send {v}{x} system time", ("send", v + sfx, "send", "sys_ns"))
+            yield (f"receive {v}{x} wall", ("send", v + sfx, "receive", "wall_ns"))
+            yield (f"receive {v}{x} busy CPU", ("send", v + sfx, "receive", "busy_ns"))
+        yield (f"v2{' x4' if sfx else ''} stream bytes", ("send", "v2" + sfx, "stream", "bytes"))
+
+
+PEERS = """
+## Against mainline's implementation
+
+The same encoded read and send benchmarks on Debian's stock kernels
+  (debian-6.1: Debian 12's; debian-7.2: Debian unstable's, the mainline
+  series' base version; both with mainline's btrfs encoded ioctls and send
+  stream version 2, and Debian's own configuration) and on the series'
+  kernels (the guest configuration of `config/`), in the same guest, one
+  boot each, by `make bench-peers` ({boots}; each boot and each kernel's own
+  ratios: [bench-peers.md](bench-peers.md)). Cells: the ratio of the
+  medians (below 1: the series takes less), in brackets the range from the
+  series' best run over the other's worst to its worst over the other's
+  best. "Behind" names a pair where the series' best run costs more than
+  the other's worst (byte counts, the same in every run: more than 1 %
+  more); "no" means not shown by these runs. RWF_ENCODED exists only on the
+  series' kernels, so the encoded reads compared are the ioctl's
+  (BTRFS_IOC_ENCODED_READ; io_uring: its uring_cmd, 7.2 only).
+
+![Series over Debian's kernels, per measurement; bars: the
+  range](bench-peers.png)
+
+{table}"""
+
+
+def peers_section(peers, data):
+    """Each series kernel over each of Debian's stock kernels, from the
+    boots of make bench-peers in the directory PEERS; peers.dat for the
+    plot."""
+    kernels = load_peers(peers)
+    bases = [k for k in kernels if k.startswith("debian-")]
+    pairs = [(k, m) for k in kernels if k not in bases for m in bases]
+    if not pairs:
+        return ""
+    head = ["measurement"] + [f"{m} median" for m in bases] + \
+        [f"{k} / {m}" for k, m in pairs] + ["series behind beyond the runs?"]
+    rows, dat = [], ""
+    for label, key in peer_items():
+        base = {m: rec(kernels[m], *key) for m in bases}
+        if not any(ratios(rec(kernels[k], *key), base[m]) for k, m in pairs):
+            continue
+        cells = [label] + [(mib if key[-1] == "bytes" else human)(
+            base[m]["med"]) if base[m] else "–" for m in bases]
+        behind = []
+        dat += '"{}"'.format(label)
+        for k, m in pairs:
+            r = ratios(rec(kernels[k], *key), base[m])
+            cells.append(ratio_cell(rec(kernels[k], *key), base[m]))
+            # A cost where even the series' best run is worse than the
+            # other's worst; byte counts, the same in every run, only
+            # beyond 1 %.
+            if r and (r[1] > 1.01 if key[-1] == "bytes" else r[1] > 1):
+                behind.append(f"{k} / {m}")
+            dat += " %g %g %g" % (r if r else (math.nan,) * 3)
+        dat += "\n"
+        cells.append(", ".join(behind) if behind else "no")
+        rows.append(cells)
+    data("peers.dat", "# label, then per pair ("
+         + " ".join(f"{k}/{m}" for k, m in pairs) + "): ratio, low, high\n"
+         + dat)
+    boots = ", ".join(f"{k} {b.fact('date')}" for k, b in kernels.items())
+    return fill(PEERS, boots=boots, table=table(head, rows))
+
+
 SECTIONS = (timeout_section, cloexec_section, encoded_section,
             encwrite_section, send_section)
 
@@ -778,14 +927,14 @@ def main():
     tsv, datadir = sys.argv[1:]
     # Bytes that are not UTF-8 pass through unchanged, as they did in awk.
     utf8 = dict(encoding="utf-8", errors="surrogateescape")
-    with open(tsv, newline="\n", **utf8) as lines:
-        bench = Bench(line.removesuffix("\n") for line in lines)
+    bench = load(tsv)
 
     def data(filename, text):
         with open(os.path.join(datadir, filename), "w", **utf8) as dat:
             dat.write(text)
 
-    report = header(bench) + "".join(s(bench, data) for s in SECTIONS)
+    report = header(bench) + "".join(s(bench, data) for s in SECTIONS) + \
+        peers_section(os.path.join(os.path.dirname(tsv), "peers"), data)
     sys.stdout.buffer.write(report.encode(**utf8))
 
 
