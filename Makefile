@@ -15,6 +15,8 @@
 #                     epoll_pwait2_test and close_range_test in an arm64
 #                     guest, with Debian's arm64 btrfs-progs
 #   make check-s390x  the same on s390x (big-endian)
+#   make check-endian send streams and encoded-write images carried between
+#                     s390x and x86_64 guests, both ways
 #   make check-i386   build the kernel for 32-bit x86
 #   make check-debug  the selftests on a KASAN/UBSAN/lockdep/kmemleak kernel
 #   make check-module build btrfs as a module and run the encoded I/O
@@ -84,7 +86,7 @@ SELFTESTS ?= core filesystems/epoll filesystems/encoded_io
 KERNEL := $(B)/linux/out-x86_64/arch/x86/boot/bzImage
 
 .PHONY: all demo check gates tree export apply-check checkpatch syscall-check build \
-	selftests vm clean check-arm64 check-s390x check-i386 bisect bisect-boot bench bench-peers man mbox mbox-check check-debug \
+	selftests vm clean check-arm64 check-s390x check-endian check-i386 bisect bisect-boot bench bench-peers man mbox mbox-check check-debug \
 	powercut hostile trinity check-defconfig check-defconfig-x86_64 check-defconfig-arm64 \
 	check-sparse stress stress-check parity check-module check-debian11 \
 	hostile-check mutants
@@ -180,6 +182,15 @@ check-arm64: $(B)/linux/.git/series-stamp
 check-s390x: $(B)/linux/.git/series-stamp
 	scripts/build s390x
 	SELFTEST_LIMIT=5400 scripts/selftests -a s390x $(CROSS_SELFTESTS)
+
+# check-endian: version 2 send streams and images of encoded writes made
+# on s390x (big-endian) read, received and sent again on x86_64, and the
+# other way round (scripts/cross-endian); three boots, about 4 minutes
+# once both kernels are built.
+check-endian: $(B)/linux/.git/series-stamp
+	scripts/build x86_64
+	scripts/build s390x
+	scripts/cross-endian
 
 check-i386: $(B)/linux/.git/series-stamp
 	scripts/build i386
