@@ -50,7 +50,8 @@
 #   make mutants    small mutations of the series' kernel code, one at a
 #                   time: build, boot, run the selftests that cover it; how
 #                   many the tests notice (results/mutants.md; resumes, takes
-#                   hours; MUTANTS="-n NAME" for one)
+#                   hours; MUTANTS="-n NAME" for one; SERIES=mainline:
+#                   tests/mutants/list-mainline, results/mutants-mainline.md)
 #   make parity     the same programs on the series' kernel and on Debian 12's
 #                   6.1 kernel (fetched with apt-get download): the encoded
 #                   ioctls, send streams, images written by each kernel read
