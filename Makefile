@@ -86,7 +86,7 @@ endif
 SELFTESTS ?= core filesystems/epoll filesystems/encoded_io
 KERNEL := $(B)/linux/out-x86_64/arch/x86/boot/bzImage
 
-.PHONY: all demo check gates tree export apply-check checkpatch syscall-check build \
+.PHONY: all demo check gates tree export apply-check checkpatch syscall-check fcntl-check build \
 	selftests vm clean check-arm64 check-s390x check-endian check-i386 bisect bisect-boot bench bench-peers man mbox mbox-check check-debug \
 	powercut hostile trinity check-defconfig check-defconfig-x86_64 check-defconfig-arm64 \
 	check-sparse stress stress-check parity check-module check-debian11 \
@@ -106,9 +106,9 @@ demo: build/demo
 # The mainline series has its gates, build, selftests and the short hostile
 # and stress runs (the syscall tables and the mailbox are the 5.10 series').
 ifeq ($(SERIES),mainline)
-check: apply-check checkpatch build selftests hostile-check stress-check
+check: apply-check checkpatch fcntl-check build selftests hostile-check stress-check
 else
-check: gates build syscall-check mbox-check selftests hostile-check stress-check
+check: gates fcntl-check build syscall-check mbox-check selftests hostile-check stress-check
 endif
 	@if [ -s $(B)/selftests.log.reran ]; then \
 		echo "check: known-flaky cases that needed a rerun (tests/known-flaky):"; \
@@ -136,6 +136,10 @@ checkpatch:
 
 syscall-check: $(B)/linux/.git/series-stamp
 	scripts/syscall-check
+
+# O_ALLOW_ENCODED's value on every architecture, from the UAPI headers.
+fcntl-check: $(B)/linux/.git/series-stamp
+	scripts/fcntl-check
 
 # The tree is (re)made from patches/ when they are newer than it.
 $(B)/linux/.git/series-stamp: $(P)/series $(wildcard $(P)/*.patch)
