@@ -9,6 +9,9 @@
  *   encoded_corpus gen SEED SIZE          SIZE bytes of compressible text
  *   encoded_corpus clone SRC SOFF DST DOFF LEN   FICLONERANGE
  *   encoded_corpus write DIR              encoded writes, good and bad
+ *   encoded_corpus write -r DIR           the good ones with RWF_ENCODED
+ *                                         (the ioctl where the kernel
+ *                                         has no RWF_ENCODED)
  *   encoded_corpus dump [-r] DIR          every file's extents, as encoded
  *                                         reads return them (-r: with
  *                                         RWF_ENCODED, not the ioctl)
@@ -377,6 +380,12 @@ struct write_case {
 	size_t unencoded_offset;
 	int open_flags;		/* besides O_CLOEXEC; 0: O_RDWR */
 	int tweak;		/* see write_one() */
+	/*
+	 * Every kernel writes it through either interface: "write -r" does
+	 * too. (The lzo inline case is not: its 103 bytes for 100 are more
+	 * than the ioctl takes, and RWF_ENCODED takes them.)
+	 */
+	int good;
 };
 
 enum {
@@ -392,17 +401,17 @@ enum {
 #define K(n) ((n) * 1024)
 
 static const struct write_case write_cases[] = {
-	{ "zstd-128k", Z, 0, K(128), K(128), 0, 0, T_NONE },
-	{ "zlib-128k", ZL, 0, K(128), K(128), 0, 0, T_NONE },
-	{ "lzo-128k", L4, 0, K(128), K(128), 0, 0, T_NONE },
-	{ "zstd-at-1m", Z, K(1024), K(128), K(128), 0, 0, T_NONE },
-	{ "zstd-part", Z, 0, K(128), K(64), K(4), 0, T_NONE },
-	{ "zstd-tail-1000", Z, 0, K(4), 1000, 0, 0, T_NONE },
-	{ "zstd-inline-2000", Z, 0, 2000, 2000, 0, 0, T_NONE },
-	{ "zlib-inline-3000", ZL, 0, 3000, 3000, 0, 0, T_NONE },
+	{ "zstd-128k", Z, 0, K(128), K(128), 0, 0, T_NONE, 1 },
+	{ "zlib-128k", ZL, 0, K(128), K(128), 0, 0, T_NONE, 1 },
+	{ "lzo-128k", L4, 0, K(128), K(128), 0, 0, T_NONE, 1 },
+	{ "zstd-at-1m", Z, K(1024), K(128), K(128), 0, 0, T_NONE, 1 },
+	{ "zstd-part", Z, 0, K(128), K(64), K(4), 0, T_NONE, 1 },
+	{ "zstd-tail-1000", Z, 0, K(4), 1000, 0, 0, T_NONE, 1 },
+	{ "zstd-inline-2000", Z, 0, 2000, 2000, 0, 0, T_NONE, 1 },
+	{ "zlib-inline-3000", ZL, 0, 3000, 3000, 0, 0, T_NONE, 1 },
 	{ "lzo-inline-100", L4, 0, 100, 100, 0, 0, T_NONE },
-	{ "zstd-over-existing", Z, K(64), K(128), K(128), 0, 0, T_EXISTING },
-	{ "zstd-sector-in-existing", Z, K(8), K(4), K(4), 0, 0, T_EXISTING },
+	{ "zstd-over-existing", Z, K(64), K(128), K(128), 0, 0, T_EXISTING, 1 },
+	{ "zstd-sector-in-existing", Z, K(8), K(4), K(4), 0, 0, T_EXISTING, 1 },
 	{ "len-0", Z, 0, K(128), 0, 0, 0, T_NONE },
 	{ "len-0-empty", Z, 0, K(128), 0, 0, 0, T_EMPTY_PAYLOAD },
 	{ "flags", Z, 0, K(128), K(128), 0, 0, T_FLAGS },
@@ -421,7 +430,7 @@ static const struct write_case write_cases[] = {
 	{ "no-iov", Z, 0, K(128), K(128), 0, 0, T_NO_IOV },
 	{ "iovcnt-0", Z, 0, K(128), K(128), 0, 0, T_IOVCNT_0 },
 	{ "iovcnt-1025", Z, 0, K(128), K(128), 0, 0, T_IOVCNT_BIG },
-	{ "split-iov", Z, 0, K(128), K(128), 0, 0, T_SPLIT_IOV },
+	{ "split-iov", Z, 0, K(128), K(128), 0, 0, T_SPLIT_IOV, 1 },
 	{ "payload-gt-unencoded", Z, 0, K(4), K(4), 0, 0, T_BIG_PAYLOAD },
 	{ "payload-too-short", Z, 0, K(128), K(128), 0, 0, T_SHORT_PAYLOAD },
 	{ "payload-garbage", Z, 0, K(128), K(128), 0, 0, T_GARBAGE },
@@ -446,8 +455,35 @@ static void set_attr(int fd, int flag, int on)
 		err(1, "FS_IOC_SETFLAGS");
 }
 
-/* One case of write_cases on a new file @path: the result, then the file. */
-static void write_one(const struct write_case *c, const char *path, unsigned int seed)
+/*
+ * pwritev2(RWF_ENCODED) of what the write ioctl's @a describes, with its
+ * iovecs after the struct.
+ */
+static long rwf_write(int fd, const struct btrfs_ioctl_encoded_io_args *a)
+{
+	struct encoded_iov e;
+	struct iovec iov[3];
+	unsigned long i;
+
+	memset(&e, 0, sizeof(e));
+	e.len = a->len;
+	e.unencoded_len = a->unencoded_len;
+	e.unencoded_offset = a->unencoded_offset;
+	e.compression = a->compression;
+	e.encryption = a->encryption;
+	iov[0].iov_base = &e;
+	iov[0].iov_len = sizeof(e);
+	for (i = 0; i < a->iovcnt && i < 2; i++)
+		iov[i + 1] = a->iov[i];
+	return pwritev2(fd, iov, i + 1, a->offset, RWF_ENCODED);
+}
+
+/*
+ * One case of write_cases on a new file @path: the result, then the file.
+ * With @rwf, through pwritev2(RWF_ENCODED) where the kernel has it.
+ */
+static void write_one(const struct write_case *c, const char *path, unsigned int seed,
+		      int rwf)
 {
 	struct btrfs_ioctl_encoded_io_args a;
 	struct iovec iov[2];
@@ -455,7 +491,14 @@ static void write_one(const struct write_case *c, const char *path, unsigned int
 	int fd, saved;
 	pid_t pid;
 
-	fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC | (rwf ? O_ALLOW_ENCODED : 0),
+		  0644);
+	if (fd >= 0 && rwf) {
+		if (!(fcntl(fd, F_GETFL) & O_ALLOW_ENCODED))
+			rwf = 0;
+		/* Which interface wrote it, for the series' kernel to be sure. */
+		fprintf(stderr, "%s: %s\n", c->name, rwf ? "RWF_ENCODED" : "ioctl");
+	}
 	if (fd < 0)
 		err(1, "%s", path);
 	if (c->tweak == T_NOCOW)
@@ -536,7 +579,7 @@ static void write_one(const struct write_case *c, const char *path, unsigned int
 			signal(SIGXFSZ, SIG_IGN);
 			setrlimit(RLIMIT_FSIZE, &rl);
 		}
-		ret = ioctl(fd, BTRFS_IOC_ENCODED_WRITE, &a);
+		ret = rwf ? rwf_write(fd, &a) : ioctl(fd, BTRFS_IOC_ENCODED_WRITE, &a);
 		saved = errno;
 		printf("write ");
 		put_res(c->name, ret, saved);
@@ -552,14 +595,16 @@ static void write_one(const struct write_case *c, const char *path, unsigned int
 	close(fd);
 }
 
-static void write_main(const char *dir)
+static void write_main(const char *dir, int rwf)
 {
 	char path[PATH_MAX];
 	size_t i;
 
 	for (i = 0; i < sizeof(write_cases) / sizeof(write_cases[0]); i++) {
+		if (rwf && !write_cases[i].good)
+			continue;
 		snprintf(path, sizeof(path), "%s/%s", dir, write_cases[i].name);
-		write_one(&write_cases[i], path, i + 1);
+		write_one(&write_cases[i], path, i + 1, rwf);
 	}
 }
 
@@ -601,7 +646,11 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (argc == 3 && !strcmp(argv[1], "write")) {
-		write_main(argv[2]);
+		write_main(argv[2], 0);
+		return 0;
+	}
+	if (argc == 4 && !strcmp(argv[1], "write") && !strcmp(argv[2], "-r")) {
+		write_main(argv[3], 1);
 		return 0;
 	}
 	if (argc == 3 && !strcmp(argv[1], "args")) {
